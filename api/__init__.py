@@ -1,0 +1,1 @@
+"""The service surface: GraphQL over Starlette, auth, CLI."""

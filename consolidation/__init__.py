@@ -1,0 +1,1 @@
+"""The memory domain: ingest, recurrence gate, episodes, facts, recall, answers, providers."""

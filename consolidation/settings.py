@@ -1,0 +1,70 @@
+"""Engine, embedder and LLM settings (env prefix ``RECMEM_``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+EmbedderKind = Literal["hashing", "minilm", "openai"]
+Profile = Literal["chat", "task"]
+
+# RecMem's reference defaults per profile: (theta_sim, theta_count). They were tuned for
+# text-embedding-3-small; other embedders need their own calibration (`recmem calibrate`).
+PROFILES: dict[str, tuple[float, int]] = {"chat": (0.7, 5), "task": (0.6, 4)}
+
+
+class EmbedderSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="RECMEM_EMBEDDER_", env_file=".env", extra="ignore")
+
+    kind: EmbedderKind = "hashing"
+    # hashing: any dimension; minilm: 384; openai: the model's own (or a requested reduction).
+    dimension: int = Field(default=384, ge=8, le=8192)
+    model: str = "text-embedding-3-small"
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    batch_size: int = Field(default=64, ge=1, le=2048)
+
+
+class LLMSettings(BaseSettings):
+    """An OpenAI-compatible chat endpoint. With no base_url and no api_key: offline consolidation."""
+
+    model_config = SettingsConfigDict(env_prefix="RECMEM_LLM_", env_file=".env", extra="ignore")
+
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    model: str = "gpt-4.1-mini"
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    temperature: float = Field(default=0.0, ge=0, le=2)
+
+    @property
+    def configured(self) -> bool:
+        return self.base_url is not None or self.api_key is not None
+
+
+class EngineSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="RECMEM_", env_file=".env", extra="ignore")
+
+    profile: Profile = "chat"
+    theta_sim: float | None = Field(default=None, ge=-1, le=1)
+    theta_count: int | None = Field(default=None, ge=2)
+    gate_top_k: int | None = Field(default=None, ge=1)
+    merge_threshold: float = Field(default=0.75, ge=-1, le=1)
+    max_text_bytes: int = Field(default=32 * 1024, ge=1)
+    lease_seconds: float = Field(default=120.0, gt=0)
+    consolidation_mode: Literal["inline", "background"] = "inline"
+    include_consolidated: bool = False
+
+    @property
+    def resolved_theta_sim(self) -> float:
+        return self.theta_sim if self.theta_sim is not None else PROFILES[self.profile][0]
+
+    @property
+    def resolved_theta_count(self) -> int:
+        return self.theta_count if self.theta_count is not None else PROFILES[self.profile][1]
+
+    @property
+    def resolved_gate_top_k(self) -> int:
+        return self.gate_top_k if self.gate_top_k is not None else 2 * self.resolved_theta_count

@@ -1,0 +1,1 @@
+CREATE CONSTRAINT schema_meta_id_unique IF NOT EXISTS FOR (n:SchemaMeta) REQUIRE n.id IS UNIQUE

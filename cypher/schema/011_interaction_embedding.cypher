@@ -1,0 +1,10 @@
+// Cosine vector index; tenant, user_id and consolidated are stored in the index so that per-user
+// SEARCH filters inside the index instead of after it (k hits whenever the user has k candidates).
+CYPHER 25
+CREATE VECTOR INDEX interaction_embedding IF NOT EXISTS
+FOR (n:Interaction) ON n.embedding
+WITH [n.tenant, n.user_id, n.consolidated]
+OPTIONS {indexConfig: {
+  `vector.dimensions`: $dimension,
+  `vector.similarity_function`: 'cosine'
+}}

@@ -1,0 +1,1 @@
+CREATE FULLTEXT INDEX episode_summary IF NOT EXISTS FOR (n:Episode) ON EACH [n.summary]

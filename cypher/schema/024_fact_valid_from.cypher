@@ -1,0 +1,1 @@
+CREATE INDEX fact_valid_from IF NOT EXISTS FOR (n:Fact) ON (n.valid_from)

@@ -1,0 +1,1 @@
+CREATE INDEX fact_valid_to IF NOT EXISTS FOR (n:Fact) ON (n.valid_to)

@@ -1,0 +1,1 @@
+"""Neo4j storage layer: driver, schema, repositories. Knows nothing of LLMs."""

@@ -1,0 +1,27 @@
+"""Typed errors raised by the storage layer. Callers map them to API error codes."""
+
+from __future__ import annotations
+
+
+class GraphError(Exception):
+    """Base class for every error the graph layer raises on purpose."""
+
+
+class InvalidInput(GraphError, ValueError):
+    """A value failed validation before anything was written."""
+
+
+class NotFound(GraphError, LookupError):
+    """An id does not exist for this tenant and user (another tenant's ids look the same)."""
+
+
+class SchemaMismatch(GraphError):
+    """The database was built for another embedder or dimension."""
+
+
+class StoreUnavailable(GraphError):
+    """Neo4j cannot be reached or answered with a transient failure after retries."""
+
+
+class LocalServerError(GraphError):
+    """The project's local Neo4j server could not be fetched, started or stopped."""

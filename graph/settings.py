@@ -1,0 +1,64 @@
+"""Connection and local-server settings for Neo4j (env prefix ``RECMEM_NEO4J_``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# The one place the Neo4j release is pinned. 2026.08 is the newest release on Maven Central that runs
+# on this machine's Temurin 25 JDK; it has the Cypher 25 SEARCH clause, whose in-index filtering is
+# what per-user vector search needs. docker/compose.yaml uses the same version.
+NEO4J_VERSION = "2026.08.1"
+
+
+def _default_data_root() -> Path:
+    return Path.home() / ".local" / "share" / "recmem"
+
+
+def _default_cache_root() -> Path:
+    return Path.home() / ".cache" / "recmem"
+
+
+class Neo4jSettings(BaseSettings):
+    """Where the service finds Neo4j, and how `recmem neo4j start` runs a local one."""
+
+    model_config = SettingsConfigDict(env_prefix="RECMEM_NEO4J_", env_file=".env", extra="ignore")
+
+    # Defaults to the local server on `port`.
+    uri: str = ""
+    user: str = "neo4j"
+    # When unset and the URI points at the local server, the generated password file is read.
+    password: SecretStr | None = None
+    database: str = "neo4j"
+    connection_timeout_s: float = 10.0
+
+    # Local server (`recmem neo4j ...`).
+    version: str = NEO4J_VERSION
+    home: Path = _default_data_root() / "neo4j"
+    jar_cache: Path = _default_cache_root() / "neo4j-jars"
+    java_home: Path | None = None
+    port: int = 7687
+    heap: str = "1g"
+    pagecache: str = "256m"
+    # Off only on explicit request, and only ever with Bolt bound to loopback.
+    auth_enabled: bool = True
+
+    @model_validator(mode="after")
+    def _default_uri(self) -> Neo4jSettings:
+        if not self.uri:
+            self.uri = f"bolt://127.0.0.1:{self.port}"
+        return self
+
+    @property
+    def password_file(self) -> Path:
+        return self.home / "password"
+
+    def resolved_password(self) -> str | None:
+        """The configured password, else the local server's generated one, else None."""
+        if self.password is not None:
+            return self.password.get_secret_value()
+        if self.password_file.exists():
+            return self.password_file.read_text(encoding="utf-8").strip()
+        return None
