@@ -69,8 +69,11 @@ def db_migrate() -> None:
             result = await migrate(db, embedder.name, embedder.dimension)
         finally:
             await db.close()
-        typer.echo(json.dumps({"created": result.created, "embedder": result.embedder,
-                               "dimension": result.dimension}))
+        typer.echo(
+            json.dumps(
+                {"created": result.created, "embedder": result.embedder, "dimension": result.dimension}
+            )
+        )
 
     try:
         asyncio.run(work())

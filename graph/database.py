@@ -30,8 +30,11 @@ class Database:
         password = settings.resolved_password()
         auth = (settings.user, password) if password is not None else None
         driver = AsyncGraphDatabase.driver(
-            settings.uri, auth=auth, connection_timeout=settings.connection_timeout_s,
-            max_transaction_retry_time=15.0, notifications_min_severity="OFF",
+            settings.uri,
+            auth=auth,
+            connection_timeout=settings.connection_timeout_s,
+            max_transaction_retry_time=15.0,
+            notifications_min_severity="OFF",
         )
         return cls(driver, settings.database)
 
@@ -57,9 +60,7 @@ class Database:
     async def read_transaction(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         return await self._execute("read", work)
 
-    async def _execute(
-        self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]
-    ) -> T:
+    async def _execute(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         async def counted(tx: AsyncManagedTransaction) -> T:
             self.round_trips += 1
             return await work(tx)

@@ -25,3 +25,7 @@ class StoreUnavailable(GraphError):
 
 class LocalServerError(GraphError):
     """The project's local Neo4j server could not be fetched, started or stopped."""
+
+
+class LeaseLost(GraphError):
+    """This process no longer holds the user's consolidation lease; its work must not be committed."""

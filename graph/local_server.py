@@ -93,8 +93,14 @@ class LocalNeo4j:
         work.mkdir(parents=True, exist_ok=True)
         (work / "pom.xml").write_text(POM.format(version=self.settings.version), encoding="utf-8")
         command = [
-            mvn, "-q", "-B", "-f", str(work / "pom.xml"), "dependency:copy-dependencies",
-            "-DincludeScope=runtime", f"-DoutputDirectory={self.lib_dir}",
+            mvn,
+            "-q",
+            "-B",
+            "-f",
+            str(work / "pom.xml"),
+            "dependency:copy-dependencies",
+            "-DincludeScope=runtime",
+            f"-DoutputDirectory={self.lib_dir}",
         ]
         done = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
         if done.returncode != 0:
@@ -183,14 +189,25 @@ class LocalNeo4j:
         conf_dir = self.write_config()
         self.ensure_password(java, lib)
         command = [
-            str(java), f"-Xms{self.settings.heap}", f"-Xmx{self.settings.heap}", *JVM_FLAGS,
-            "-cp", f"{lib}/*", ENTRY_CLASS,
-            f"--home-dir={self.home}", f"--config-dir={conf_dir}", "--console-mode",
+            str(java),
+            f"-Xms{self.settings.heap}",
+            f"-Xmx{self.settings.heap}",
+            *JVM_FLAGS,
+            "-cp",
+            f"{lib}/*",
+            ENTRY_CLASS,
+            f"--home-dir={self.home}",
+            f"--config-dir={conf_dir}",
+            "--console-mode",
         ]
         with self.console_log.open("ab") as log:
             process = subprocess.Popen(  # noqa: S603
-                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True, cwd=self.home,
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                cwd=self.home,
             )
         self.pid_file.write_text(str(process.pid), encoding="utf-8")
         try:

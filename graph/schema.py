@@ -43,7 +43,9 @@ async def migrate(db: Database, embedder: str, dimension: int) -> Migration:
     await db.read("queries/schema/await_indexes", timeout_s=300)
     await db.write(
         "queries/schema/write_meta",
-        embedder=embedder, dimension=dimension, schema_version=SCHEMA_VERSION,
+        embedder=embedder,
+        dimension=dimension,
+        schema_version=SCHEMA_VERSION,
     )
     after = {row["name"] for row in await db.read("queries/schema/list_indexes")}
     return Migration(created=sorted(after - before), embedder=embedder, dimension=dimension)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 
 import numpy as np
@@ -36,7 +37,7 @@ class HashingEmbedder:
         matrix = np.zeros((len(texts), self._dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             words = _TOKEN.findall(text.lower())
-            for feature in words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]:
+            for feature in words + [f"{a} {b}" for a, b in itertools.pairwise(words)]:
                 digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
                 value = int.from_bytes(digest, "little")
                 sign = 1.0 if value & 1 else -1.0

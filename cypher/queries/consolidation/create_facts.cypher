@@ -1,0 +1,29 @@
+// New facts with their provenance: DERIVED_FROM the episode and the exact interactions that state
+// them; SUPERSEDES closes each replaced fact's validity.
+MATCH (u:User {tenant: $tenant, id: $user_id})
+OPTIONAL MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: $episode_id})
+UNWIND $facts AS r
+CREATE (f:Fact {
+  id: r.id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,
+  text: r.text, kind: r.kind, status: 'active',
+  valid_from: datetime(r.valid_from), valid_to: null, created_at: datetime($at)
+})
+CREATE (u)-[:HAS]->(f)
+WITH e, f, r
+CALL db.create.setNodeVectorProperty(f, 'embedding', r.embedding)
+CALL (e, f) {
+  WITH e, f WHERE e IS NOT NULL
+  CREATE (f)-[:DERIVED_FROM {run_id: $run_id}]->(e)
+}
+CALL (f, r) {
+  UNWIND r.source_ids AS source_id
+  MATCH (i:Interaction {tenant: $tenant, user_id: $user_id, id: source_id})
+  CREATE (f)-[:DERIVED_FROM {run_id: $run_id}]->(i)
+}
+CALL (f, r) {
+  UNWIND r.supersedes AS s
+  MATCH (old:Fact {tenant: $tenant, user_id: $user_id, id: s.id, status: 'active'})
+  SET old.status = 'superseded', old.valid_to = f.valid_from
+  CREATE (f)-[:SUPERSEDES {at: datetime($at), reason: s.reason, run_id: $run_id}]->(old)
+}
+RETURN count(f) AS created

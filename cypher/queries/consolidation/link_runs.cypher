@@ -1,0 +1,10 @@
+// READ / PRODUCED edges from runs to the nodes they touched. Labels and edge types come from a
+// fixed set chosen in code (graph/consolidations.py), passed as parameters, never spliced.
+CYPHER 25
+UNWIND $links AS l
+MATCH (run:ConsolidationRun {id: l.run_id})
+WHERE run.tenant = $tenant AND run.user_id = $user_id
+MATCH (n:$(l.label) {id: l.id})
+WHERE n.tenant = $tenant AND n.user_id = $user_id
+CREATE (run)-[:$(l.rel)]->(n)
+RETURN count(*) AS linked

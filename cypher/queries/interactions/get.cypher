@@ -1,0 +1,4 @@
+MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+WHERE n.id IN $ids
+RETURN n {.*, embedding: null} AS interaction
+ORDER BY n.seq

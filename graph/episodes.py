@@ -1,0 +1,58 @@
+"""The episodic layer: versioned narratives of recurring topics."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from graph.database import Database
+from graph.errors import NotFound
+from graph.lucene import lucene_query
+from graph.models import Episode, Hit, Owner
+from graph.records import episode_from
+from graph.validation import require_aware, require_vector
+
+
+class EpisodeStore:
+    def __init__(self, db: Database, dimension: int) -> None:
+        self.db = db
+        self.dimension = dimension
+
+    async def search(
+        self, owner: Owner, vector: list[float], k: int, *, as_of: datetime | None = None
+    ) -> list[Hit[Episode]]:
+        """Nearest current versions (or the versions current at `as_of`), plain cosine scores."""
+        require_vector("query vector", vector, self.dimension)
+        params: dict[str, Any] = {**owner.params(), "vector": vector, "k": k}
+        name = "queries/episodes/search_vector"
+        if as_of is not None:
+            require_aware("as_of", as_of)
+            name, params["as_of"] = "queries/episodes/search_vector_as_of", as_of
+        rows = await self.db.read(name, **params)
+        return [Hit(episode_from(r["episode"]), float(r["score"])) for r in rows]
+
+    async def search_text(self, owner: Owner, text: str, k: int) -> list[Hit[Episode]]:
+        lucene = lucene_query(text, owner)
+        if lucene is None:
+            return []
+        rows = await self.db.read("queries/episodes/search_text", **owner.params(), lucene=lucene, k=k)
+        return [Hit(episode_from(r["episode"]), float(r["score"])) for r in rows]
+
+    async def get(self, owner: Owner, ids: list[str]) -> list[Episode]:
+        rows = await self.db.read("queries/episodes/get", **owner.params(), ids=ids)
+        return [episode_from(r["episode"]) for r in rows]
+
+    async def sources(self, owner: Owner, ids: list[str]) -> dict[str, list[tuple[str, float | None]]]:
+        """Episode id -> [(interaction id, similarity)] in stream order."""
+        rows = await self.db.read("queries/episodes/sources", **owner.params(), ids=ids)
+        found: dict[str, list[tuple[str, float | None]]] = {episode_id: [] for episode_id in ids}
+        for row in rows:
+            found[row["episode_id"]].append((row["interaction_id"], row["similarity"]))
+        return found
+
+    async def versions(self, owner: Owner, episode_id: str) -> list[Episode]:
+        """The whole version chain containing this episode, newest first."""
+        rows = await self.db.read("queries/episodes/versions", **owner.params(), id=episode_id)
+        if not rows:
+            raise NotFound(f"episode {episode_id!r} not found")
+        return [episode_from(r["episode"]) for r in rows]

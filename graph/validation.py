@@ -1,0 +1,43 @@
+"""Checks run before any write, so that bad input raises InvalidInput and changes nothing."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from graph.errors import InvalidInput
+
+MAX_ID_CHARS = 256
+
+
+def require_owner(tenant: str, user_id: str) -> None:
+    require_name("tenant", tenant)
+    require_name("user_id", user_id)
+
+
+def require_name(what: str, value: str) -> None:
+    if not value or not value.strip():
+        raise InvalidInput(f"{what} must not be empty")
+    if len(value) > MAX_ID_CHARS:
+        raise InvalidInput(f"{what} is longer than {MAX_ID_CHARS} characters")
+
+
+def require_text(what: str, text: str, max_bytes: int) -> None:
+    if not text or not text.strip():
+        raise InvalidInput(f"{what} must not be empty")
+    size = len(text.encode("utf-8"))
+    if size > max_bytes:
+        raise InvalidInput(f"{what} is {size} bytes; the limit is {max_bytes}")
+
+
+def require_vector(what: str, vector: list[float], dimension: int) -> None:
+    if len(vector) != dimension:
+        raise InvalidInput(f"{what} has {len(vector)} dimensions; the store expects {dimension}")
+    if not all(math.isfinite(x) for x in vector):
+        raise InvalidInput(f"{what} holds a NaN or infinite value")
+
+
+def require_aware(what: str, moment: datetime) -> None:
+    """Naive datetimes are ambiguous; every stored time is UTC."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise InvalidInput(f"{what} must carry a timezone (UTC is stored)")
