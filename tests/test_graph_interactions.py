@@ -20,8 +20,12 @@ def _items(embedder: HashingEmbedder, texts: list[str], refs: bool = True) -> li
     vectors = embedder.embed_sync(texts)
     return [
         NewInteraction(
-            speaker="alice", text=text, occurred_at=T0 + timedelta(minutes=i),
-            embedding=vectors[i].tolist(), session_id="s1", source_ref=f"D1:{i}" if refs else None,
+            speaker="alice",
+            text=text,
+            occurred_at=T0 + timedelta(minutes=i),
+            embedding=vectors[i].tolist(),
+            session_id="s1",
+            source_ref=f"D1:{i}" if refs else None,
         )
         for i, text in enumerate(texts)
     ]
@@ -30,24 +34,32 @@ def _items(embedder: HashingEmbedder, texts: list[str], refs: bool = True) -> li
 async def _count(db: Database, owner: Owner) -> int:
     result = await db.driver.execute_query(
         "MATCH (n:Interaction {tenant: $t, user_id: $u}) RETURN count(n) AS c",
-        t=owner.tenant, u=owner.user_id, database_=db.name,
+        t=owner.tenant,
+        u=owner.user_id,
+        database_=db.name,
     )
     return int(result.records[0]["c"])
 
 
-async def test_batch_write_assigns_sequence_and_chains_next(db: Database, owner: Owner, embedder: HashingEmbedder) -> None:
+async def test_batch_write_assigns_sequence_and_chains_next(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
     store = InteractionStore(db, DIMENSION)
     stored = await store.write_batch(owner, _items(embedder, ["one", "two", "three"]))
     more = await store.write_batch(owner, _items(embedder, ["four"], refs=False))
     assert [s.seq for s in stored + more] == [1, 2, 3, 4]
     result = await db.driver.execute_query(
         "MATCH p = (a:Interaction {id: $first})-[:NEXT*]->(b:Interaction {id: $last}) RETURN length(p) AS hops",
-        first=stored[0].id, last=more[0].id, database_=db.name,
+        first=stored[0].id,
+        last=more[0].id,
+        database_=db.name,
     )
     assert result.records[0]["hops"] == 3
 
 
-async def test_batch_write_is_idempotent_on_source_ref(db: Database, owner: Owner, embedder: HashingEmbedder) -> None:
+async def test_batch_write_is_idempotent_on_source_ref(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
     store = InteractionStore(db, DIMENSION)
     items = _items(embedder, ["I love sushi", "We met in Paris"])
     first = await store.write_batch(owner, items)
@@ -66,15 +78,20 @@ async def test_reads_are_scoped_to_the_owner(db: Database, owner: Owner, embedde
     await store.write_batch(other_user, _items(embedder, ["sushi dinner plans"]))
     await store.write_batch(other_tenant, _items(embedder, ["sushi dinner plans"]))
     query = embedder.embed_sync(["sushi dinner"])[0].tolist()
-    for hits in (await store.search(owner, query, 10), await store.search(owner, query, 10, include_consolidated=False),
-                 await store.search(owner, query, 10, as_of=T0 + timedelta(days=1)),
-                 await store.search_text(owner, "sushi", 10)):
+    for hits in (
+        await store.search(owner, query, 10),
+        await store.search(owner, query, 10, include_consolidated=False),
+        await store.search(owner, query, 10, as_of=T0 + timedelta(days=1)),
+        await store.search_text(owner, "sushi", 10),
+    ):
         assert [h.item.id for h in hits] == [mine[0].id]
         assert {(h.item.tenant, h.item.user_id) for h in hits} == {(owner.tenant, owner.user_id)}
     assert await store.get(other_user, [mine[0].id]) == []
 
 
-async def test_vector_search_returns_k_hits_with_plain_cosine(db: Database, owner: Owner, embedder: HashingEmbedder) -> None:
+async def test_vector_search_returns_k_hits_with_plain_cosine(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
     store = InteractionStore(db, DIMENSION)
     texts = [f"note number {i} about topic {i % 3}" for i in range(15)]
     await store.write_batch(owner, _items(embedder, texts))
@@ -102,11 +119,13 @@ async def test_full_text_escapes_lucene_syntax(db: Database, owner: Owner, embed
         (lambda i: i.__class__(**{**i.__dict__, "text": "x" * 40_000}), "limit"),
         (lambda i: i.__class__(**{**i.__dict__, "embedding": [0.1] * 7}), "dimensions"),
         (lambda i: i.__class__(**{**i.__dict__, "embedding": [float("nan")] * DIMENSION}), "NaN"),
-        (lambda i: i.__class__(**{**i.__dict__, "occurred_at": datetime(2024, 1, 1)}), "timezone"),  # noqa: DTZ001
+        (lambda i: i.__class__(**{**i.__dict__, "occurred_at": datetime(2024, 1, 1)}), "timezone"),
         (lambda i: i.__class__(**{**i.__dict__, "speaker": ""}), "empty"),
     ],
 )
-async def test_invalid_input_raises_and_writes_nothing(db: Database, owner: Owner, embedder: HashingEmbedder, mutate, message) -> None:  # type: ignore[no-untyped-def]
+async def test_invalid_input_raises_and_writes_nothing(
+    db: Database, owner: Owner, embedder: HashingEmbedder, mutate, message
+) -> None:  # type: ignore[no-untyped-def]
     store = InteractionStore(db, DIMENSION)
     good, bad = _items(embedder, ["fine text", "bad text"])
     with pytest.raises(InvalidInput, match=message):

@@ -19,8 +19,16 @@ async def test_migration_twice_is_a_no_op(db: Database) -> None:
     second = await migrate(db, "hashing-v1", DIMENSION)
     assert second.created == []
     assert await _index_names(db) == before
-    expected = {"interaction_embedding", "episode_embedding", "fact_embedding", "interaction_text",
-                "episode_summary", "fact_text", "interaction_id_unique", "user_key_unique"}
+    expected = {
+        "interaction_embedding",
+        "episode_embedding",
+        "fact_embedding",
+        "interaction_text",
+        "episode_summary",
+        "fact_text",
+        "interaction_id_unique",
+        "user_key_unique",
+    }
     assert expected <= before
 
 
@@ -34,7 +42,9 @@ async def test_vector_index_uses_the_configured_dimension(db: Database) -> None:
 
 
 @pytest.mark.parametrize(("embedder", "dimension"), [("hashing-v1", 256), ("all-MiniLM-L6-v2", 384)])
-async def test_other_embedder_is_refused_and_changes_nothing(db: Database, embedder: str, dimension: int) -> None:
+async def test_other_embedder_is_refused_and_changes_nothing(
+    db: Database, embedder: str, dimension: int
+) -> None:
     before = await _index_names(db)
     with pytest.raises(SchemaMismatch) as caught:
         await migrate(db, embedder, dimension)
