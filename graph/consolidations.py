@@ -142,6 +142,7 @@ def _episode_params(episode: EpisodeWrite) -> dict[str, Any]:
         "last_at": episode.last_at.isoformat(),
         "previous_id": episode.previous_id,
         "run_id": episode.run_id,
+        "valid_from": episode.valid_from.isoformat(),
         "sources": [{"id": i, "similarity": s} for i, s in episode.sources],
     }
 

@@ -83,6 +83,7 @@ class Episode:
     last_at: datetime
     created_at: datetime
     current: bool
+    valid_from: datetime
     superseded_at: datetime | None = None
 
 
@@ -137,6 +138,8 @@ class EpisodeWrite:
     # (interaction id, similarity to the triggering unit): the recurrence provenance.
     sources: list[tuple[str, float]]
     run_id: str
+    # Valid time this version starts: first_at for a new episode, the merged turn's time for a merge.
+    valid_from: datetime
     previous_id: str | None = None
 
 
@@ -179,6 +182,7 @@ class ConsolidationWrite:
     facts: list[FactWrite]
     runs: list[RunWrite]
     consolidated_ids: list[str]
+    # Valid time of the consolidation (the triggering turn's time); stamps consolidated_at.
     at: datetime
     facts_run_id: str | None = None
     # When set, the commit happens only while this holder still owns the user's lease.

@@ -35,6 +35,7 @@ def episode_from(data: dict[str, Any]) -> Episode:
         last_at=to_python(data["last_at"]),
         created_at=to_python(data["created_at"]),
         current=bool(data["current"]),
+        valid_from=to_python(data["valid_from"]),
         superseded_at=to_python(data.get("superseded_at")),
     )
 

@@ -60,7 +60,11 @@ def run_write(op: str, read: list[str], produced: list[str], tokens: int = 10) -
 
 
 def episode_write(
-    embedder: HashingEmbedder, ids: list[str], run_id: str, previous: str | None = None
+    embedder: HashingEmbedder,
+    ids: list[str],
+    run_id: str,
+    previous: str | None = None,
+    valid_from: datetime = T0,
 ) -> EpisodeWrite:
     return EpisodeWrite(
         id=new_id("epi"),
@@ -70,6 +74,7 @@ def episode_write(
         first_at=T0,
         last_at=T0 + timedelta(days=len(ids)),
         sources=[(i, 0.8) for i in ids],
+        valid_from=valid_from,
         run_id=run_id,
         previous_id=previous,
     )
@@ -86,7 +91,7 @@ async def commit_episode_with_fact(
     supersedes: list[tuple[str, str]] | None = None,
 ) -> tuple[EpisodeWrite, FactWrite]:
     episode_run = run_write("create_episode", ids, [])
-    episode = episode_write(embedder, ids, episode_run.id, previous)
+    episode = episode_write(embedder, ids, episode_run.id, previous, at)
     fact = FactWrite(
         id=new_id("fact"),
         text=fact_text,
@@ -149,7 +154,9 @@ async def test_new_episode_version_supersedes_and_inherits_sources(
     assert sorted(i for i, _ in sources[second.id]) == sorted(ids)
     hits = await store.search(owner, vec(embedder, "alice sushi"), 5)
     assert [h.item.id for h in hits] == [second.id]
-    before = await store.search(owner, vec(embedder, "alice sushi"), 5, as_of=versions[1].created_at)
+    before = await store.search(
+        owner, vec(embedder, "alice sushi"), 5, as_of=versions[0].valid_from - timedelta(seconds=1)
+    )
     assert [h.item.id for h in before] == [first.id]
 
 

@@ -49,7 +49,7 @@ async def test_batch_write_assigns_sequence_and_chains_next(
     more = await store.write_batch(owner, _items(embedder, ["four"], refs=False))
     assert [s.seq for s in stored + more] == [1, 2, 3, 4]
     result = await db.driver.execute_query(
-        "MATCH p = (a:Interaction {id: $first})-[:NEXT*]->(b:Interaction {id: $last}) RETURN length(p) AS hops",
+        "MATCH p = (:Interaction {id: $first})-[:NEXT*]->(:Interaction {id: $last}) RETURN length(p) AS hops",
         first=stored[0].id,
         last=more[0].id,
         database_=db.name,

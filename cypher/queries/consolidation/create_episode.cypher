@@ -1,20 +1,21 @@
 // A new episode version. With a previous version it SUPERSEDES it, inherits its source edges
 // (so the current version alone reaches every interaction), and the old one stops being current.
+// Times are valid times (when the conversation said it); created_at is when memory learned it.
 MATCH (u:User {tenant: $tenant, id: $user_id})
 OPTIONAL MATCH (old:Episode {tenant: $tenant, user_id: $user_id, id: $previous_id})
 CREATE (e:Episode {
   id: $id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,
   title: $title, summary: $summary, version: coalesce(old.version, 0) + 1,
   first_at: datetime($first_at), last_at: datetime($last_at),
-  created_at: datetime($at), current: true
+  valid_from: datetime($valid_from), created_at: datetime(), current: true
 })
 CREATE (u)-[:HAS]->(e)
 WITH e, old
 CALL db.create.setNodeVectorProperty(e, 'embedding', $embedding)
 CALL (e, old) {
   WITH e, old WHERE old IS NOT NULL
-  SET old.current = false, old.superseded_at = e.created_at
-  CREATE (e)-[:SUPERSEDES {run_id: $run_id, at: e.created_at}]->(old)
+  SET old.current = false, old.superseded_at = e.valid_from
+  CREATE (e)-[:SUPERSEDES {run_id: $run_id, at: e.valid_from}]->(old)
   WITH e, old
   MATCH (old)-[d:DERIVED_FROM]->(i:Interaction)
   CREATE (e)-[:DERIVED_FROM {similarity: d.similarity, run_id: d.run_id}]->(i)

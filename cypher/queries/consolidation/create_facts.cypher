@@ -6,7 +6,7 @@ UNWIND $facts AS r
 CREATE (f:Fact {
   id: r.id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,
   text: r.text, kind: r.kind, status: 'active',
-  valid_from: datetime(r.valid_from), valid_to: null, created_at: datetime($at)
+  valid_from: datetime(r.valid_from), valid_to: null, created_at: datetime()
 })
 CREATE (u)-[:HAS]->(f)
 WITH e, f, r
@@ -24,6 +24,6 @@ CALL (f, r) {
   UNWIND r.supersedes AS s
   MATCH (old:Fact {tenant: $tenant, user_id: $user_id, id: s.id, status: 'active'})
   SET old.status = 'superseded', old.valid_to = f.valid_from
-  CREATE (f)-[:SUPERSEDES {at: datetime($at), reason: s.reason, run_id: $run_id}]->(old)
+  CREATE (f)-[:SUPERSEDES {at: f.valid_from, reason: s.reason, run_id: $run_id}]->(old)
 }
 RETURN count(f) AS created

@@ -1,6 +1,6 @@
-// Facts that were valid at $as_of: known by then (created_at), in force then (valid_from/valid_to).
+// Facts in force at $as_of, in valid time (valid_from / valid_to from the conversation's own dates).
 MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
-WHERE n.created_at <= $as_of AND n.valid_from <= $as_of
+WHERE n.valid_from <= $as_of
   AND (n.valid_to IS NULL OR n.valid_to > $as_of) AND n.status <> 'retracted'
 WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
 ORDER BY score DESC

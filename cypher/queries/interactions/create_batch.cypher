@@ -5,7 +5,7 @@ UNWIND $rows AS r
 CREATE (n:Interaction {
   id: r.id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,
   session_id: r.session_id, speaker: r.speaker, text: r.text,
-  occurred_at: datetime(r.occurred_at), seq: r.seq, consolidated: false,
+  occurred_at: datetime(r.occurred_at), seq: r.seq, consolidated: false, gate_checked: false,
   source_ref: r.source_ref, created_at: datetime()
 })
 CREATE (u)-[:HAS]->(n)

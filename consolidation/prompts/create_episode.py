@@ -1,0 +1,46 @@
+"""Prompt: turn a set of recurring interactions into one time-anchored episode."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from consolidation.llm.types import ChatMessage
+from consolidation.prompts.common import STATEMENT_RULES, PromptInput, Turn, chat, turn_record
+
+TASK = "create_episode"
+
+__all__ = ["TASK", "EpisodeDraft", "EpisodeInput", "Turn", "messages"]
+
+
+class EpisodeInput(PromptInput):
+    turns: list[Turn] = Field(min_length=1, description="in time order")
+
+
+class EpisodeDraft(BaseModel):
+    title: str = Field(min_length=1, description="a short label for the topic, at most ten words")
+    summary: str = Field(
+        min_length=1,
+        description="a self-contained narrative of the topic with absolute dates and named people",
+    )
+
+
+SYSTEM = (
+    "You maintain the long-term memory of an assistant. You receive conversation turns that "
+    "keep coming back to one topic, and you write the episode that records that topic: who was "
+    "involved, what happened or was said, and when.\n\n"
+    "Rules for the summary:\n"
+    "- Follow time order and anchor events to absolute dates (YYYY-MM-DD), taken from the turn "
+    "timestamps.\n"
+    f"- {STATEMENT_RULES}\n"
+    "- Keep every concrete detail that could be asked about later (names, places, amounts, "
+    "preferences, decisions, plans and their dates); leave out greetings and filler.\n"
+    "- Report only what the turns state; do not guess or add advice.\n"
+    "- Write in the third person, in plain prose, usually three to eight sentences."
+)
+
+INSTRUCTION = "Write the episode for these turns. Answer with a JSON object holding `title` and `summary`."
+
+
+def messages(inp: EpisodeInput) -> list[ChatMessage]:
+    payload = {"turns": [turn_record(turn) for turn in inp.turns]}
+    return chat(SYSTEM, INSTRUCTION, payload)

@@ -1,0 +1,77 @@
+"""Prompt: does a new interaction continue an existing episode? If so, the updated narrative."""
+
+from __future__ import annotations
+
+from typing import Self
+
+from pydantic import BaseModel, Field, model_validator
+
+from consolidation.llm.types import ChatMessage
+from consolidation.prompts.common import (
+    STATEMENT_RULES,
+    PromptInput,
+    Turn,
+    UtcDatetime,
+    chat,
+    iso,
+    turn_record,
+)
+
+TASK = "merge_decision"
+
+__all__ = ["TASK", "MergeDecision", "MergeInput", "Turn", "messages"]
+
+
+class MergeInput(PromptInput):
+    episode_summary: str
+    episode_first_at: UtcDatetime
+    episode_last_at: UtcDatetime
+    new_turns: list[Turn] = Field(min_length=1, description="in time order")
+
+
+class MergeDecision(BaseModel):
+    continues: bool = Field(description="true when the new turns continue the episode's topic")
+    summary: str | None = Field(
+        default=None,
+        description="when continues is true: the complete updated episode narrative; else null",
+    )
+    reason: str = Field(description="one short sentence explaining the decision")
+
+    @model_validator(mode="after")
+    def _summary_when_continuing(self) -> Self:
+        # A merge without the rewritten narrative cannot be stored; this forces a re-ask.
+        if self.continues and not (self.summary and self.summary.strip()):
+            raise ValueError("summary is required when continues is true")
+        return self
+
+
+SYSTEM = (
+    "You maintain the long-term memory of an assistant. An episode is a time-anchored "
+    "narrative of one recurring topic. You decide whether newly arrived conversation turns "
+    "continue an existing episode.\n\n"
+    "Decide `continues` = true only when the new turns are about the same topic, people or "
+    "ongoing situation (a follow-up, an update, a change of mind, a next step). Similar wording "
+    "about an unrelated matter does not count.\n"
+    "When the turns continue the episode, write `summary`: the whole episode rewritten to "
+    "integrate the new turns in time order, keeping every earlier detail unless the new turns "
+    "correct it (then state the change and its date).\n"
+    f"{STATEMENT_RULES}\n"
+    "When they do not continue it, set `summary` to null. Always give a one-sentence `reason`."
+)
+
+INSTRUCTION = (
+    "Decide whether the new turns continue the episode. Answer with a JSON object holding "
+    "`continues`, `summary` and `reason`."
+)
+
+
+def messages(inp: MergeInput) -> list[ChatMessage]:
+    payload = {
+        "episode": {
+            "summary": inp.episode_summary,
+            "first_at": iso(inp.episode_first_at),
+            "last_at": iso(inp.episode_last_at),
+        },
+        "new_turns": [turn_record(turn) for turn in inp.new_turns],
+    }
+    return chat(SYSTEM, INSTRUCTION, payload)

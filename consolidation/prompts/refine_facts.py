@@ -1,0 +1,122 @@
+"""Prompt: extract atomic, self-contained facts from an episode and its raw turns."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, Field, field_validator
+
+from consolidation.llm.types import ChatMessage
+from consolidation.prompts.common import (
+    STATEMENT_RULES,
+    PromptInput,
+    Turn,
+    UtcDatetime,
+    chat,
+    iso,
+    turn_record,
+)
+
+TASK = "refine_facts"
+
+__all__ = [
+    "TASK",
+    "ExistingFact",
+    "FactDraft",
+    "FactDrafts",
+    "FactKind",
+    "RefineInput",
+    "Turn",
+    "keep_known_ids",
+    "messages",
+]
+
+FactKind = Literal["preference", "attribute", "event", "plan", "relation", "other"]
+_KINDS: tuple[str, ...] = get_args(FactKind)
+
+
+class ExistingFact(PromptInput):
+    id: str
+    text: str
+    kind: str
+    valid_from: UtcDatetime
+
+
+class RefineInput(PromptInput):
+    episode_summary: str
+    turns: list[Turn] = Field(min_length=1, description="in time order")
+    existing_facts: list[ExistingFact] = Field(default_factory=list)
+
+
+class FactDraft(BaseModel):
+    text: str = Field(min_length=1, description="one self-contained statement")
+    kind: FactKind
+    source_turn_ids: list[str] = Field(description="ids of the turns that state this fact")
+    replaces: list[str] = Field(
+        default_factory=list, description="ids of existing facts this fact supersedes"
+    )
+    reason: str | None = Field(default=None, description="why it replaces them, if it does")
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _lenient_kind(cls, value: Any) -> Any:
+        # "Preference" or "habit" should not cost a re-ask: normalize case, unknown -> other.
+        if isinstance(value, str):
+            lowered = value.strip().lower()
+            return lowered if lowered in _KINDS else "other"
+        return value
+
+
+class FactDrafts(BaseModel):
+    facts: list[FactDraft]
+
+
+SYSTEM = (
+    "You maintain the long-term memory of an assistant. From an episode and the raw turns it "
+    "was built from, you extract facts: short atomic statements, each holding one piece of "
+    "information worth remembering about the people involved.\n\n"
+    "Rules:\n"
+    f"- {STATEMENT_RULES}\n"
+    "- One fact per statement: split compound sentences; never merge two facts.\n"
+    "- `kind`: preference (likes, dislikes, favourites), attribute (who someone is, what they "
+    "have), event (something that happened), plan (something intended or scheduled), relation "
+    "(how two people or things are connected), other.\n"
+    "- `source_turn_ids`: the ids of the turns that state the fact, taken from the data.\n"
+    "- Existing facts are listed with ids. Do not repeat a fact that already exists unchanged. "
+    "When a new fact updates or contradicts an existing one (a change of preference, a "
+    "correction, a new status), put the existing fact's id in `replaces` and say why in "
+    "`reason`.\n"
+    "- Use only ids present in the data. Report only what the turns state; no guesses.\n"
+    "- If there is nothing new worth remembering, return an empty list."
+)
+
+INSTRUCTION = "Extract the facts. Answer with a JSON object holding `facts`, a list."
+
+
+def messages(inp: RefineInput) -> list[ChatMessage]:
+    payload = {
+        "episode_summary": inp.episode_summary,
+        "turns": [turn_record(turn) for turn in inp.turns],
+        "existing_facts": [
+            {"id": fact.id, "kind": fact.kind, "valid_from": iso(fact.valid_from), "text": fact.text}
+            for fact in inp.existing_facts
+        ],
+    }
+    return chat(SYSTEM, INSTRUCTION, payload)
+
+
+def keep_known_ids(inp: RefineInput, drafts: FactDrafts) -> FactDrafts:
+    """Drop ids the model invented: edges may only point at turns and facts it was shown.
+
+    A fact left with no source turn is attributed to all turns (it came from this batch).
+    """
+    turn_ids = [turn.id for turn in inp.turns]
+    known_turns = set(turn_ids)
+    fact_ids = {fact.id for fact in inp.existing_facts}
+    kept = []
+    for draft in drafts.facts:
+        sources = [tid for tid in draft.source_turn_ids if tid in known_turns]
+        replaces = [fid for fid in draft.replaces if fid in fact_ids]
+        update = {"source_turn_ids": sources or turn_ids, "replaces": replaces}
+        kept.append(draft.model_copy(update=update))
+    return FactDrafts(facts=kept)
