@@ -11,11 +11,16 @@ from pathlib import Path
 import pytest
 
 from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.engine import MemoryEngine
+from consolidation.llm import build_language_model
+from consolidation.llm_consolidator import LLMConsolidator
+from consolidation.settings import EngineSettings, LLMSettings
 from graph.database import Database
 from graph.local_server import LocalNeo4j
 from graph.models import Owner
 from graph.schema import migrate
 from graph.settings import Neo4jSettings
+from local_llm_server import LocalLLMServer
 
 DIMENSION = 384
 
@@ -64,3 +69,32 @@ def owner() -> Owner:
 @pytest.fixture(scope="session")
 def embedder() -> HashingEmbedder:
     return HashingEmbedder(DIMENSION)
+
+
+@pytest.fixture(scope="session")
+def llm_server() -> Iterator[LocalLLMServer]:
+    with LocalLLMServer() as server:
+        yield server
+
+
+@pytest.fixture
+def llm(llm_server: LocalLLMServer) -> Iterator[LocalLLMServer]:
+    """The shared local LLM server, cleared of scripts and logs for this test."""
+    llm_server.reset()
+    yield llm_server
+    llm_server.reset()
+
+
+def engine_settings(**overrides: object) -> EngineSettings:
+    base: dict[str, object] = {"theta_sim": 0.3, "theta_count": 3, "merge_threshold": 0.75}
+    return EngineSettings(**(base | overrides))  # type: ignore[arg-type]
+
+
+def llm_engine(db: Database, server: LocalLLMServer, **overrides: object) -> MemoryEngine:
+    """An engine whose consolidator talks real HTTP to the local server through the openai client."""
+    llm_settings = LLMSettings(
+        base_url=server.base_url, api_key="test-key", model="local-test-model", timeout_s=2.0, max_retries=1
+    )
+    model = build_language_model(llm_settings)
+    assert model is not None
+    return MemoryEngine(db, HashingEmbedder(DIMENSION), LLMConsolidator(model), engine_settings(**overrides))

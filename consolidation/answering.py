@@ -1,0 +1,70 @@
+"""Answers a question from recalled memory with one consolidator call, recorded as a run."""
+
+from __future__ import annotations
+
+from consolidation.consolidator import AnswerInput, Consolidator, EvidenceItem
+from consolidation.llm.types import LLMError
+from consolidation.recall import Recaller
+from consolidation.runs import run_record
+from consolidation.types import Answer, Recall, RecallHit
+from graph.consolidations import ConsolidationStore
+from graph.models import Owner
+
+
+def _evidence(hits: list[RecallHit]) -> list[EvidenceItem]:
+    return [EvidenceItem(id=h.id, text=h.text, at=h.at) for h in hits]
+
+
+class Answerer:
+    def __init__(self, recaller: Recaller, consolidator: Consolidator, runs: ConsolidationStore) -> None:
+        self.recaller = recaller
+        self.consolidator = consolidator
+        self.runs = runs
+
+    async def answer(self, owner: Owner, question: str, recall: Recall) -> Answer:
+        evidence = AnswerInput(
+            question=question,
+            as_of=recall.as_of,
+            facts=_evidence(recall.semantic),
+            episodes=_evidence(recall.episodic),
+            interactions=_evidence(recall.subconscious),
+        )
+        read = [h.id for h in recall.all_hits()]
+        try:
+            result = await self.consolidator.answer(evidence)
+        except LLMError as error:
+            await self.runs.record_runs(
+                owner,
+                [
+                    run_record(
+                        "answer",
+                        error.usage,
+                        provider=self.consolidator.name,
+                        model=self.consolidator.model,
+                        trigger="question",
+                        read_ids=read,
+                        status=error.status or "error",
+                        error=type(error).__name__,
+                    )
+                ],
+            )
+            raise
+        known = set(read)
+        used = [i for i in result.value.used_ids if i in known]
+        run = run_record(
+            "answer",
+            result.usage,
+            provider=self.consolidator.name,
+            model=self.consolidator.model,
+            trigger="question",
+            read_ids=used,
+        )
+        await self.runs.record_runs(owner, [run])
+        return Answer(
+            text=result.value.answer,
+            used_ids=used,
+            recall=recall,
+            run_id=run.id,
+            prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens,
+        )

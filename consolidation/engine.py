@@ -1,0 +1,209 @@
+"""The memory engine: remember (durable at once), consolidate when topics recur, recall, answer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator
+from datetime import datetime
+
+from consolidation.answering import Answerer
+from consolidation.consolidator import Consolidator
+from consolidation.embedders import Embedder
+from consolidation.events import EventHub
+from consolidation.pipeline import Stores, UnitPipeline
+from consolidation.recall import Recaller
+from consolidation.settings import EngineSettings
+from consolidation.types import Answer, Budgets, ConsolidationOutcome, Recall, Remembered, Unit
+from graph.consolidations import ConsolidationStore
+from graph.database import Database
+from graph.episodes import EpisodeStore
+from graph.errors import InvalidInput
+from graph.facts import FactStore
+from graph.interactions import InteractionStore
+from graph.leases import LeaseStore
+from graph.models import NewInteraction, Owner
+from graph.validation import require_owner, require_text
+
+log = logging.getLogger(__name__)
+PENDING_BATCH = 200
+LEASE_POLL_S = 0.05
+
+
+class MemoryEngine:
+    """One per process. Consolidation for a user runs under a lease held in Neo4j, so any number of
+    engines (threads, processes, hosts) can share one database without duplicate episodes."""
+
+    def __init__(
+        self, db: Database, embedder: Embedder, consolidator: Consolidator, settings: EngineSettings
+    ) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.consolidator = consolidator
+        self.settings = settings
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.stores = Stores(
+            InteractionStore(db, embedder.dimension, settings.max_text_bytes),
+            EpisodeStore(db, embedder.dimension),
+            FactStore(db, embedder.dimension),
+            ConsolidationStore(db, embedder.dimension),
+        )
+        self.leases = LeaseStore(db)
+        self.pipeline = UnitPipeline(self.stores, embedder, consolidator, settings)
+        self.recaller = Recaller(self.stores.interactions, self.stores.episodes, self.stores.facts, embedder)
+        self.answerer = Answerer(self.recaller, consolidator, self.stores.consolidations)
+        self.events = EventHub()
+        self._queue: asyncio.Queue[Owner] = asyncio.Queue()
+        self._worker: asyncio.Task[None] | None = None
+
+    # -- write path ----------------------------------------------------------------------------
+
+    async def remember(self, owner: Owner, unit: Unit, *, consolidate: bool | None = None) -> Remembered:
+        return (await self.remember_batch(owner, [unit], consolidate=consolidate))[0]
+
+    async def remember_batch(
+        self, owner: Owner, units: list[Unit], *, consolidate: bool | None = None
+    ) -> list[Remembered]:
+        """Validate, embed (one batched call), write durably: that is the acknowledgement. Then
+        consolidate inline, or hand the user to the background worker."""
+        self._validate(owner, units)
+        vectors = await self.embedder.embed([u.text for u in units])
+        items = [
+            NewInteraction(
+                speaker=u.speaker,
+                text=u.text,
+                occurred_at=u.occurred_at,
+                embedding=[float(x) for x in vector],
+                session_id=u.session_id,
+                source_ref=u.source_ref,
+            )
+            for u, vector in zip(units, vectors, strict=True)
+        ]
+        stored = await self.stores.interactions.write_batch(owner, items)
+        outcomes = await self._after_write(owner, consolidate)
+        by_trigger = {o.trigger_id: o for o in outcomes}
+        return [Remembered(s.id, s.seq, s.created, by_trigger.get(s.id)) for s in stored]
+
+    async def _after_write(self, owner: Owner, consolidate: bool | None) -> list[ConsolidationOutcome]:
+        if consolidate is False:
+            return []
+        if consolidate is None and self.settings.consolidation_mode == "background":
+            self._queue.put_nowait(owner)
+            return []
+        return await self.consolidate(owner, wait=True)
+
+    def _validate(self, owner: Owner, units: list[Unit]) -> None:
+        require_owner(owner.tenant, owner.user_id)
+        if not units:
+            raise InvalidInput("nothing to remember: the batch is empty")
+        for index, unit in enumerate(units):
+            require_text(f"interaction {index} text", unit.text, self.settings.max_text_bytes)
+
+    # -- consolidation -------------------------------------------------------------------------
+
+    async def consolidate(self, owner: Owner, *, wait: bool = False) -> list[ConsolidationOutcome]:
+        """Run the gate for every interaction of this user that has not been through it yet.
+
+        Only the lease holder works; others return at once (or, with `wait`, queue behind it).
+        After releasing, the holder looks again, because a writer that found the lease taken
+        relies on the holder to pick up its interaction.
+        """
+        outcomes: list[ConsolidationOutcome] = []
+        while await self._acquire(owner, wait):
+            try:
+                drained = await self._drain(owner)
+            finally:
+                await self.leases.release(owner, self.holder)
+            outcomes += drained
+            if any(o.action == "deferred" for o in drained) or not await self._has_pending(owner):
+                break
+            wait = False
+        return outcomes
+
+    async def _acquire(self, owner: Owner, wait: bool) -> bool:
+        deadline = asyncio.get_running_loop().time() + self.settings.lease_seconds
+        delay = LEASE_POLL_S
+        while not await self.leases.acquire(owner, self.holder, self.settings.lease_seconds):
+            if not wait or asyncio.get_running_loop().time() > deadline:
+                return False
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+        return True
+
+    async def _drain(self, owner: Owner) -> list[ConsolidationOutcome]:
+        outcomes: list[ConsolidationOutcome] = []
+        done: set[str] = set()
+        for unit, vector in await self.stores.interactions.pending(owner, PENDING_BATCH):
+            if unit.id in done:
+                continue  # already absorbed as a neighbour earlier in this pass
+            outcome = await self.pipeline.run(owner, unit, vector, self.holder)
+            self.events.publish(owner, outcome)
+            outcomes.append(outcome)
+            done.update(outcome.consolidated_ids)
+            if outcome.action == "deferred":
+                log.warning("consolidation deferred for one interaction: %s", outcome.error)
+                break
+        return outcomes
+
+    async def _has_pending(self, owner: Owner) -> bool:
+        return bool(await self.stores.interactions.pending(owner, 1))
+
+    def subscribe(self, owner: Owner) -> AsyncIterator[ConsolidationOutcome]:
+        return self.events.subscribe(owner)
+
+    # -- background worker ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.settings.consolidation_mode == "background" and self._worker is None:
+            self._worker = asyncio.create_task(self._work(), name="recmem-consolidation")
+
+    async def stop(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
+            self._worker = None
+
+    async def drain_queue(self) -> None:
+        """Wait until the background worker has handled every queued user (tests, shutdown)."""
+        await self._queue.join()
+
+    async def _work(self) -> None:
+        while True:
+            owner = await self._queue.get()
+            try:
+                await self.consolidate(owner, wait=True)
+            except Exception:
+                # The interactions stay pending; the next write or pass retries them.
+                log.exception("background consolidation failed")
+            finally:
+                self._queue.task_done()
+
+    # -- read path -----------------------------------------------------------------------------
+
+    async def recall(
+        self,
+        owner: Owner,
+        query: str,
+        *,
+        budgets: Budgets | None = None,
+        as_of: datetime | None = None,
+        include_consolidated: bool | None = None,
+        lexical: bool = True,
+    ) -> Recall:
+        require_owner(owner.tenant, owner.user_id)
+        require_text("query", query, self.settings.max_text_bytes)
+        include = self.settings.include_consolidated if include_consolidated is None else include_consolidated
+        return await self.recaller.recall(
+            owner, query, budgets or Budgets(), as_of=as_of, include_consolidated=include, lexical=lexical
+        )
+
+    async def answer(
+        self, owner: Owner, question: str, *, as_of: datetime | None = None, budgets: Budgets | None = None
+    ) -> Answer:
+        recall = await self.recall(owner, question, budgets=budgets, as_of=as_of)
+        return await self.answerer.answer(owner, question, recall)

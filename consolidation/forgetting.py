@@ -1,0 +1,202 @@
+"""Forgetting on request (DESIGN.md "Forgetting").
+
+`forget_interaction` erases the interaction and everything that exists only because of it: facts
+it alone states, episode versions resting on nothing else (or merges that added only it). Episode
+versions and facts that also rest on other interactions survive, lose the edge, and have their text
+*rebuilt from the remaining interactions only* (the consolidator sees the remaining raw turns, never
+the old text), with a new embedding; a fact the remaining turns no longer state is erased instead.
+Facts that only erased facts had superseded become current again. All of it is prepared while
+holding the user's consolidation lease and written in one transaction, so no consolidation can
+interleave and nothing is half-done.
+
+`forget_user` erases every node of the user, runs included, in one transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+
+import numpy as np
+
+from consolidation.consolidator import Consolidator, EpisodeDraft, EpisodeInput, FactDraft, RefineInput
+from consolidation.embedders import Embedder
+from consolidation.gate import in_time_order
+from consolidation.llm.types import Usage
+from consolidation.pipeline import to_turn
+from consolidation.runs import run_record
+from consolidation.settings import EngineSettings
+from graph.database import Database
+from graph.errors import GraphError
+from graph.forget import (
+    EpisodeRewrite,
+    EpisodeTouch,
+    FactRewrite,
+    FactTouch,
+    ForgetStore,
+    Forgotten,
+    InteractionErasure,
+    InteractionPlan,
+    UserForgotten,
+)
+from graph.interactions import InteractionStore
+from graph.leases import LeaseStore
+from graph.models import Interaction, Owner, RunWrite
+from graph.validation import require_name, require_owner
+
+__all__ = ["Busy", "Forgetter", "Forgotten", "UserForgotten"]
+TRIGGER = "forget"
+
+
+class Busy(GraphError):
+    """The user's consolidation lease stayed taken for the whole wait; retry later."""
+
+
+@dataclass
+class _Prepared:
+    """Rewrites and the runs that produced them, collected before the single commit."""
+
+    episode_rewrites: list[EpisodeRewrite]
+    fact_rewrites: list[FactRewrite]
+    erased_fact_ids: list[str]
+    runs: list[RunWrite]
+
+
+class Forgetter:
+    def __init__(
+        self, db: Database, embedder: Embedder, consolidator: Consolidator, settings: EngineSettings
+    ) -> None:
+        self.store = ForgetStore(db, embedder.dimension)
+        self.interactions = InteractionStore(db, embedder.dimension, settings.max_text_bytes)
+        self.leases = LeaseStore(db)
+        self.embedder = embedder
+        self.consolidator = consolidator
+        self.settings = settings
+        self.holder = f"forget:{socket.gethostname()}:{os.getpid()}"
+
+    async def forget_interaction(self, owner: Owner, interaction_id: str) -> Forgotten:
+        require_owner(owner.tenant, owner.user_id)
+        require_name("interaction id", interaction_id)
+        await self.store.plan(owner, interaction_id)  # NotFound at once, before waiting for a lease
+        holder = f"{self.holder}:{uuid.uuid4().hex[:8]}"
+        await self._acquire(owner, holder)
+        try:
+            # Planned again under the lease: from here on no consolidation can change the graph.
+            plan = await self.store.plan(owner, interaction_id)
+            prepared = await self._prepare(owner, plan)
+            erasure = InteractionErasure(
+                interaction_id=plan.interaction_id,
+                lease_holder=holder,
+                episode_ids=[e.id for e in plan.episodes if e.erased],
+                fact_ids=[f.id for f in plan.facts if f.erased] + prepared.erased_fact_ids,
+                episode_rewrites=prepared.episode_rewrites,
+                fact_rewrites=prepared.fact_rewrites,
+                runs=prepared.runs,
+            )
+            return await self.store.erase_interaction(owner, erasure)
+        finally:
+            await self.leases.release(owner, holder)
+
+    async def forget_user(self, owner: Owner) -> UserForgotten:
+        require_owner(owner.tenant, owner.user_id)
+        return await self.store.erase_user(owner)
+
+    async def _acquire(self, owner: Owner, holder: str) -> None:
+        """Wait for a running consolidation to finish (bounded by one lease period)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.lease_seconds
+        delay = 0.05
+        while not await self.leases.acquire(owner, holder, self.settings.lease_seconds):
+            if loop.time() > deadline:
+                raise Busy(f"consolidation for {owner.user_id!r} is running; retry the forget later")
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+    # -- rebuilding what survives ---------------------------------------------------------------
+
+    async def _prepare(self, owner: Owner, plan: InteractionPlan) -> _Prepared:
+        kept_episodes = [e for e in plan.episodes if not e.erased]
+        kept_facts = [f for f in plan.facts if not f.erased]
+        needed = {i for e in kept_episodes for i in e.remaining} | {
+            i for f in kept_facts for i in f.remaining
+        }
+        turns = {t.id: t for t in await self.interactions.get(owner, sorted(needed))} if needed else {}
+        episode_rewrites, episode_runs = await self._rebuild_episodes(kept_episodes, turns)
+        summaries = {r.id: r.summary for r in episode_rewrites}
+        fact_rewrites, erased, fact_runs = await self._rebuild_facts(kept_facts, turns, summaries)
+        return _Prepared(episode_rewrites, fact_rewrites, erased, episode_runs + fact_runs)
+
+    async def _rebuild_episodes(
+        self, touched: list[EpisodeTouch], turns: dict[str, Interaction]
+    ) -> tuple[list[EpisodeRewrite], list[RunWrite]]:
+        drafts: list[tuple[EpisodeTouch, list[Interaction], EpisodeDraft]] = []
+        runs: list[RunWrite] = []
+        for episode in touched:
+            sources = in_time_order([turns[i] for i in episode.remaining if i in turns])
+            result = await self.consolidator.create_episode(EpisodeInput(turns=[to_turn(t) for t in sources]))
+            drafts.append((episode, sources, result.value))
+            runs.append(self._run("create_episode", result.usage, [t.id for t in sources], [episode.id]))
+        if not drafts:
+            return [], []
+        vectors = await self.embedder.embed([d.summary for _, _, d in drafts])
+        rewrites = [
+            EpisodeRewrite(
+                id=episode.id,
+                title=draft.title,
+                summary=draft.summary,
+                embedding=[float(x) for x in vector],
+                first_at=sources[0].occurred_at,
+                last_at=sources[-1].occurred_at,
+            )
+            for (episode, sources, draft), vector in zip(drafts, vectors, strict=True)
+        ]
+        return rewrites, runs
+
+    async def _rebuild_facts(
+        self, touched: list[FactTouch], turns: dict[str, Interaction], summaries: dict[str, str]
+    ) -> tuple[list[FactRewrite], list[str], list[RunWrite]]:
+        rewrites, erased, runs = [], [], []
+        for fact in touched:
+            sources = in_time_order([turns[i] for i in fact.remaining if i in turns])
+            summary = next((summaries[e] for e in fact.episode_ids if e in summaries), "")
+            inp = RefineInput(episode_summary=summary, turns=[to_turn(t) for t in sources], existing_facts=[])
+            result = await self.consolidator.refine_facts(inp)
+            best = await self._closest(fact, result.value.facts)
+            if best is None:
+                erased.append(fact.id)  # the remaining turns do not state it: it goes
+                continue
+            draft, vector = best
+            rewrites.append(FactRewrite(fact.id, draft.text.strip(), draft.kind, vector))
+            runs.append(self._run("refine_facts", result.usage, [t.id for t in sources], [fact.id]))
+        return rewrites, erased, runs
+
+    async def _closest(
+        self, fact: FactTouch, drafts: list[FactDraft]
+    ) -> tuple[FactDraft, list[float]] | None:
+        """The restated draft nearest the old fact (compared by vector; the old text is never sent)."""
+        drafts = [d for d in drafts if d.text.strip()]
+        if not drafts:
+            return None
+        vectors = await self.embedder.embed([d.text for d in drafts])
+        scores = (
+            vectors @ np.asarray(fact.embedding, dtype=np.float32)
+            if fact.embedding
+            else np.zeros(len(drafts))
+        )
+        index = int(np.argmax(scores))
+        return drafts[index], [float(x) for x in vectors[index]]
+
+    def _run(self, op: str, usage: Usage, read: list[str], produced: list[str]) -> RunWrite:
+        return run_record(
+            op,
+            usage,
+            provider=self.consolidator.name,
+            model=self.consolidator.model,
+            trigger=TRIGGER,
+            read_ids=read,
+            produced_ids=produced,
+            neighbor_count=len(read),
+        )

@@ -1,0 +1,309 @@
+"""Consolidates one interaction: merge-first, else the recurrence gate, then semantic refinement.
+
+Every LLM result is collected first and written in one transaction at the end, so a failure at
+any step leaves the interaction unconsolidated (and eligible again), never a half-written episode.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TypeVar
+
+from consolidation.consolidator import (
+    Consolidator,
+    EpisodeInput,
+    ExistingFact,
+    FactDrafts,
+    MergeInput,
+    RefineInput,
+    Turn,
+)
+from consolidation.embedders import Embedder
+from consolidation.gate import GateDecision, RecurrenceGate, in_time_order
+from consolidation.llm.types import LLMError, LLMResult, Usage
+from consolidation.runs import run_record, with_products
+from consolidation.settings import EngineSettings
+from consolidation.types import ConsolidationOutcome
+from graph.consolidations import ConsolidationStore
+from graph.episodes import EpisodeStore
+from graph.errors import LeaseLost
+from graph.facts import FactStore
+from graph.interactions import InteractionStore
+from graph.models import (
+    ConsolidationWrite,
+    Episode,
+    EpisodeWrite,
+    Fact,
+    FactWrite,
+    Interaction,
+    Owner,
+    RunWrite,
+    new_id,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+RELATED_FACTS = 10
+
+
+class Deferred(Exception):
+    """The unit could not be consolidated now (LLM failure, lost lease); it stays eligible."""
+
+
+@dataclass(frozen=True)
+class Stores:
+    interactions: InteractionStore
+    episodes: EpisodeStore
+    facts: FactStore
+    consolidations: ConsolidationStore
+
+
+def to_turn(unit: Interaction) -> Turn:
+    return Turn(id=unit.id, speaker=unit.speaker, occurred_at=unit.occurred_at, text=unit.text)
+
+
+class UnitPipeline:
+    def __init__(
+        self, stores: Stores, embedder: Embedder, consolidator: Consolidator, settings: EngineSettings
+    ) -> None:
+        self.stores = stores
+        self.embedder = embedder
+        self.consolidator = consolidator
+        self.settings = settings
+        self.gate = RecurrenceGate(
+            settings.resolved_theta_sim, settings.resolved_theta_count, settings.resolved_gate_top_k
+        )
+
+    async def run(
+        self, owner: Owner, unit: Interaction, vector: list[float], holder: str
+    ) -> ConsolidationOutcome:
+        try:
+            merged = await self._merge_first(owner, unit, vector, holder)
+            if merged is not None:
+                return merged
+            return await self._recurrence(owner, unit, vector, holder)
+        except (Deferred, LeaseLost) as error:
+            return ConsolidationOutcome(trigger_id=unit.id, action="deferred", error=str(error))
+
+    # -- merge-first ---------------------------------------------------------------------------
+
+    async def _merge_first(
+        self, owner: Owner, unit: Interaction, vector: list[float], holder: str
+    ) -> ConsolidationOutcome | None:
+        hits = await self.stores.episodes.search(owner, vector, 1)
+        if not hits or hits[0].score < self.settings.merge_threshold:
+            return None
+        episode, similarity = hits[0].item, hits[0].score
+        merge_input = MergeInput(
+            episode_summary=episode.summary,
+            episode_first_at=episode.first_at,
+            episode_last_at=episode.last_at,
+            new_turns=[to_turn(unit)],
+        )
+        read = [episode.id, unit.id]
+        result = await self._call(
+            owner, "merge_episode", unit.id, read, self.consolidator.decide_merge(merge_input)
+        )
+        run = self._run("merge_episode", result.usage, unit.id, read, 1, self.settings.merge_threshold)
+        decision = result.value
+        if not decision.continues or not decision.summary:
+            await self.stores.consolidations.record_runs(owner, [run])
+            return None
+        new_version = await self._episode_write(
+            episode.title,
+            decision.summary,
+            run.id,
+            [(unit.id, similarity)],
+            first_at=min(episode.first_at, unit.occurred_at),
+            last_at=max(episode.last_at, unit.occurred_at),
+            valid_from=unit.occurred_at,
+            previous_id=episode.id,
+        )
+        return await self._refine_and_commit(owner, unit, [unit], new_version, run, holder, episode)
+
+    # -- recurrence gate -----------------------------------------------------------------------
+
+    async def _recurrence(
+        self, owner: Owner, unit: Interaction, vector: list[float], holder: str
+    ) -> ConsolidationOutcome:
+        candidates = await self.stores.interactions.search(
+            owner, vector, self.gate.top_k + 1, include_consolidated=False
+        )
+        decision = self.gate.decide(unit.id, candidates)
+        if not decision.open:
+            await self.stores.interactions.mark_checked(owner, [unit.id])
+            return ConsolidationOutcome(trigger_id=unit.id, action="none")
+        return await self._create(owner, unit, decision, holder)
+
+    async def _create(
+        self, owner: Owner, unit: Interaction, decision: GateDecision, holder: str
+    ) -> ConsolidationOutcome:
+        turns = in_time_order([h.item for h in decision.neighbors] + [unit])
+        read = [t.id for t in turns]
+        draft = self.consolidator.create_episode(EpisodeInput(turns=[to_turn(t) for t in turns]))
+        result = await self._call(owner, "create_episode", unit.id, read, draft)
+        run = self._run(
+            "create_episode", result.usage, unit.id, read, len(decision.neighbors), decision.threshold
+        )
+        sources = [(h.item.id, h.score) for h in decision.neighbors] + [(unit.id, 1.0)]
+        episode = await self._episode_write(
+            result.value.title,
+            result.value.summary,
+            run.id,
+            sources,
+            first_at=turns[0].occurred_at,
+            last_at=turns[-1].occurred_at,
+            valid_from=turns[0].occurred_at,
+        )
+        return await self._refine_and_commit(owner, unit, turns, episode, run, holder, None)
+
+    # -- semantic refinement and the single commit ---------------------------------------------
+
+    async def _refine_and_commit(
+        self,
+        owner: Owner,
+        unit: Interaction,
+        turns: list[Interaction],
+        episode: EpisodeWrite,
+        episode_run: RunWrite,
+        holder: str,
+        previous: Episode | None,
+    ) -> ConsolidationOutcome:
+        related = await self._related_facts(owner, episode.embedding)
+        refine_input = RefineInput(
+            episode_summary=episode.summary,
+            turns=[to_turn(t) for t in turns],
+            existing_facts=[
+                ExistingFact(id=f.id, text=f.text, kind=f.kind, valid_from=f.valid_from) for f in related
+            ],
+        )
+        read = [episode.id, *(t.id for t in turns), *(f.id for f in related)]
+        result = await self._call(
+            owner, "refine_facts", unit.id, read, self.consolidator.refine_facts(refine_input)
+        )
+        refine_run = self._run("refine_facts", result.usage, unit.id, read, len(turns), None)
+        facts = await self._fact_writes(result.value, turns, {f.id for f in related}, unit)
+        write = ConsolidationWrite(
+            episode=episode,
+            facts=facts,
+            runs=[with_products(episode_run, [episode.id]), with_products(refine_run, [f.id for f in facts])],
+            consolidated_ids=[t.id for t in turns],
+            at=unit.occurred_at,
+            facts_run_id=refine_run.id,
+            lease_holder=holder,
+        )
+        await self.stores.consolidations.commit(owner, write)
+        return ConsolidationOutcome(
+            trigger_id=unit.id,
+            action="merged" if previous else "created",
+            episode_id=episode.id,
+            previous_episode_id=previous.id if previous else None,
+            fact_ids=[f.id for f in facts],
+            superseded_fact_ids=[old for f in facts for old, _ in f.supersedes],
+            consolidated_ids=write.consolidated_ids,
+            llm_calls=2 + (1 if previous else 0),
+        )
+
+    async def _related_facts(self, owner: Owner, vector: list[float]) -> list[Fact]:
+        return [hit.item for hit in await self.stores.facts.search(owner, vector, RELATED_FACTS)]
+
+    async def _fact_writes(
+        self, drafts: FactDrafts, turns: list[Interaction], known_facts: set[str], unit: Interaction
+    ) -> list[FactWrite]:
+        by_id = {t.id: t for t in turns}
+        kept = [d for d in drafts.facts if d.text.strip()]
+        if not kept:
+            return []
+        vectors = await self.embedder.embed([d.text for d in kept])
+        writes = []
+        for draft, vector in zip(kept, vectors, strict=True):
+            cited = [by_id[i] for i in draft.source_turn_ids if i in by_id] or [unit]
+            replaced = [i for i in draft.replaces if i in known_facts]
+            if len(replaced) < len(draft.replaces):
+                # Ids the model invented or that belong to another user: never written.
+                log.warning(
+                    "ignored %d unknown fact ids named as replaced", len(draft.replaces) - len(replaced)
+                )
+            writes.append(
+                FactWrite(
+                    id=new_id("fact"),
+                    text=draft.text.strip(),
+                    kind=draft.kind,
+                    embedding=[float(x) for x in vector],
+                    valid_from=max(t.occurred_at for t in cited),
+                    source_interaction_ids=[t.id for t in cited],
+                    supersedes=[(old, draft.reason or "replaced") for old in dict.fromkeys(replaced)],
+                )
+            )
+        return writes
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    async def _episode_write(
+        self,
+        title: str,
+        summary: str,
+        run_id: str,
+        sources: list[tuple[str, float]],
+        *,
+        first_at: datetime,
+        last_at: datetime,
+        valid_from: datetime,
+        previous_id: str | None = None,
+    ) -> EpisodeWrite:
+        vector = (await self.embedder.embed([summary]))[0]
+        return EpisodeWrite(
+            id=new_id("epi"),
+            title=title,
+            summary=summary,
+            embedding=[float(x) for x in vector],
+            sources=sources,
+            run_id=run_id,
+            first_at=first_at,
+            last_at=last_at,
+            valid_from=valid_from,
+            previous_id=previous_id,
+        )
+
+    async def _call(
+        self, owner: Owner, op: str, trigger: str, read: list[str], call: Awaitable[LLMResult[T]]
+    ) -> LLMResult[T]:
+        """Await one consolidator call; a failure is recorded as a failed run, then deferred."""
+        try:
+            return await call
+        except LLMError as error:
+            failed = run_record(
+                op,
+                error.usage,
+                provider=self.consolidator.name,
+                model=self.consolidator.model,
+                trigger=trigger,
+                read_ids=read,
+                status=error.status or "error",
+                error=type(error).__name__,
+            )
+            await self.stores.consolidations.record_runs(owner, [failed])
+            raise Deferred(f"{op} failed ({error.status or type(error).__name__}); will retry") from error
+
+    def _run(
+        self,
+        op: str,
+        usage: Usage,
+        trigger: str,
+        read: list[str],
+        neighbors: int,
+        threshold: float | None,
+    ) -> RunWrite:
+        return run_record(
+            op,
+            usage,
+            provider=self.consolidator.name,
+            model=self.consolidator.model,
+            trigger=trigger,
+            read_ids=read,
+            neighbor_count=neighbors,
+            threshold=threshold,
+        )

@@ -1,0 +1,99 @@
+"""What the memory engine takes and returns; the API layer maps these to GraphQL types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from graph.models import Episode, Fact, Interaction
+
+
+class Unit(BaseModel):
+    """One interaction as an agent sends it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str = Field(min_length=1)
+    speaker: str = Field(default="user", min_length=1, max_length=256)
+    occurred_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    session_id: str | None = Field(default=None, max_length=256)
+    source_ref: str | None = Field(default=None, min_length=1, max_length=256)
+
+    @field_validator("occurred_at")
+    @classmethod
+    def _aware(cls, value: datetime) -> datetime:
+        """Naive times are ambiguous; refuse them rather than guess a zone."""
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError("occurred_at must carry a timezone")
+        return value.astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """The acknowledgement: the interaction is durable once this exists."""
+
+    interaction_id: str
+    seq: int
+    created: bool
+    consolidation: ConsolidationOutcome | None = None
+
+
+@dataclass(frozen=True)
+class ConsolidationOutcome:
+    """What one gate decision did: nothing, a new episode, or a merge into an existing one."""
+
+    trigger_id: str
+    action: str  # "none" | "created" | "merged" | "deferred"
+    episode_id: str | None = None
+    previous_episode_id: str | None = None
+    fact_ids: list[str] = field(default_factory=list)
+    superseded_fact_ids: list[str] = field(default_factory=list)
+    consolidated_ids: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """How many hits each layer may contribute (RecMem's 10 / 5 / 10)."""
+
+    subconscious: int = 10
+    episodic: int = 5
+    semantic: int = 10
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    """One piece of evidence: its layer, score, and the interactions it rests on."""
+
+    layer: str  # "subconscious" | "episodic" | "semantic"
+    id: str
+    text: str
+    score: float
+    at: datetime | None
+    interaction_ids: list[str]
+    item: Interaction | Episode | Fact
+
+
+@dataclass(frozen=True)
+class Recall:
+    query: str
+    as_of: datetime | None
+    subconscious: list[RecallHit]
+    episodic: list[RecallHit]
+    semantic: list[RecallHit]
+
+    def all_hits(self) -> list[RecallHit]:
+        return [*self.semantic, *self.episodic, *self.subconscious]
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    used_ids: list[str]
+    recall: Recall
+    run_id: str | None
+    prompt_tokens: int
+    completion_tokens: int

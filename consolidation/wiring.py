@@ -1,0 +1,46 @@
+"""Builds a MemoryEngine from settings: the one place that chooses providers."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from consolidation.consolidator import Consolidator
+from consolidation.embedders import build_embedder
+from consolidation.engine import MemoryEngine
+from consolidation.llm import build_language_model
+from consolidation.llm_consolidator import LLMConsolidator
+from consolidation.offline import OfflineConsolidator
+from consolidation.settings import EmbedderSettings, EngineSettings, LLMSettings
+from graph.database import Database
+from graph.settings import Neo4jSettings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AppSettings:
+    """All settings of the service; each part reads its own RECMEM_* environment variables."""
+
+    neo4j: Neo4jSettings = field(default_factory=Neo4jSettings)
+    embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    engine: EngineSettings = field(default_factory=EngineSettings)
+
+
+def build_consolidator(settings: LLMSettings) -> Consolidator:
+    model = build_language_model(settings)
+    if model is None:
+        log.warning(
+            "no LLM endpoint configured (RECMEM_LLM_BASE_URL / RECMEM_LLM_API_KEY): "
+            "using the offline extractive consolidator; its runs are labelled 'offline'"
+        )
+        return OfflineConsolidator()
+    return LLMConsolidator(model)
+
+
+def build_engine(db: Database, settings: AppSettings | None = None) -> MemoryEngine:
+    settings = settings or AppSettings()
+    return MemoryEngine(
+        db, build_embedder(settings.embedder), build_consolidator(settings.llm), settings.engine
+    )

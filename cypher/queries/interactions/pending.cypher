@@ -1,0 +1,7 @@
+// Interactions whose recurrence gate has not run yet, oldest first, with their vectors for the gate.
+// A crash or an LLM failure leaves them here, so the next pass picks them up again.
+MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+WHERE n.gate_checked = false
+RETURN n {.*, embedding: null} AS interaction, n.embedding AS embedding
+ORDER BY n.seq
+LIMIT $limit
