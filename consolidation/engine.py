@@ -58,6 +58,9 @@ class MemoryEngine:
         self.answerer = Answerer(self.recaller, consolidator, self.stores.consolidations)
         self.events = EventHub()
         self._queue: asyncio.Queue[Owner] = asyncio.Queue()
+        # The database lease is re-entrant for its holder, so coroutines of this one engine
+        # also queue on a local lock per user.
+        self._locks: dict[Owner, asyncio.Lock] = {}
         self._worker: asyncio.Task[None] | None = None
 
     # -- write path ----------------------------------------------------------------------------
@@ -112,6 +115,13 @@ class MemoryEngine:
         After releasing, the holder looks again, because a writer that found the lease taken
         relies on the holder to pick up its interaction.
         """
+        lock = self._locks.setdefault(owner, asyncio.Lock())
+        if lock.locked() and not wait:
+            return []
+        async with lock:
+            return await self._consolidate_locked(owner, wait)
+
+    async def _consolidate_locked(self, owner: Owner, wait: bool) -> list[ConsolidationOutcome]:
         outcomes: list[ConsolidationOutcome] = []
         while await self._acquire(owner, wait):
             try:
