@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from consolidation.consolidator import Consolidator
@@ -13,6 +15,7 @@ from consolidation.llm_consolidator import LLMConsolidator
 from consolidation.offline import OfflineConsolidator
 from consolidation.settings import EmbedderSettings, EngineSettings, LLMSettings
 from graph.database import Database
+from graph.schema import migrate
 from graph.settings import Neo4jSettings
 
 log = logging.getLogger(__name__)
@@ -44,3 +47,20 @@ def build_engine(db: Database, settings: AppSettings | None = None) -> MemoryEng
     return MemoryEngine(
         db, build_embedder(settings.embedder), build_consolidator(settings.llm), settings.engine
     )
+
+
+@asynccontextmanager
+async def open_engine(settings: AppSettings) -> AsyncIterator[MemoryEngine]:
+    """Connect, migrate the schema (refusing another embedder's database), run, then close."""
+    db = Database.connect(settings.neo4j)
+    try:
+        await db.ping()
+        engine = build_engine(db, settings)
+        await migrate(db, engine.embedder.name, engine.embedder.dimension)
+        engine.start()
+        try:
+            yield engine
+        finally:
+            await engine.stop()
+    finally:
+        await db.close()

@@ -1,0 +1,116 @@
+"""`recmem ingest` and `recmem recall`: feed a conversation file in, look memory up as a table."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Coroutine
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from consolidation.conversation_files import read_conversations
+from consolidation.engine import MemoryEngine
+from consolidation.types import Budgets, Recall
+from consolidation.wiring import AppSettings, open_engine
+from graph.errors import GraphError
+from graph.models import Owner
+
+console = Console()
+T = TypeVar("T")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ingest")(ingest)
+    app.command("recall")(recall)
+
+
+def ingest(
+    path: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSONL units or a LoCoMo JSON file."),
+    user: str | None = typer.Option(None, help="User id; default: the LoCoMo sample id or the file name."),
+    tenant: str = typer.Option("default", help="Tenant the user belongs to."),
+    sample: list[str] = typer.Option([], help="LoCoMo sample ids to ingest (default: all)."),
+    batch: int = typer.Option(50, min=1, max=1000, help="Units per remember_batch call."),
+) -> None:
+    """Remember every unit of a conversation file, consolidating as topics recur."""
+    conversations = [c for c in read_conversations(path) if not sample or c.name in sample]
+    total = sum(len(c.units) for c in conversations)
+
+    async def work() -> None:
+        async with _engine() as engine:
+            with _progress() as progress:
+                task = progress.add_task("ingesting", total=total)
+                for conversation in conversations:
+                    owner = Owner(tenant, user or conversation.name)
+                    for start in range(0, len(conversation.units), batch):
+                        chunk = conversation.units[start : start + batch]
+                        await engine.remember_batch(owner, chunk)
+                        progress.advance(task, len(chunk))
+
+    _run(work())
+    console.print(f"ingested {total} units from {len(conversations)} conversation(s)")
+
+
+def recall(
+    query: str = typer.Argument(..., help="What to look up."),
+    user: str = typer.Option(..., help="User id."),
+    tenant: str = typer.Option("default", help="Tenant the user belongs to."),
+    sub: int = typer.Option(10, min=0, help="Subconscious (raw interaction) budget."),
+    epi: int = typer.Option(5, min=0, help="Episodic budget."),
+    sem: int = typer.Option(10, min=0, help="Semantic (fact) budget."),
+    as_of: datetime | None = typer.Option(None, help="Memory as it stood then (ISO 8601, UTC if no zone)."),
+    include_consolidated: bool = typer.Option(False, help="Also show raw turns already consolidated."),
+) -> None:
+    """Print what memory recalls for a query, layer by layer, with scores and sources."""
+    when = as_of.replace(tzinfo=as_of.tzinfo or datetime.now().astimezone().tzinfo) if as_of else None
+
+    async def work() -> Recall:
+        async with _engine() as engine:
+            return await engine.recall(
+                Owner(tenant, user),
+                query,
+                budgets=Budgets(sub, epi, sem),
+                as_of=when,
+                include_consolidated=include_consolidated,
+            )
+
+    console.print(_table(_run(work())))
+
+
+def _table(result: Recall) -> Table:
+    table = Table(title=f"recall: {result.query}")
+    for column in ("layer", "score", "when", "text", "sources"):
+        table.add_column(column, overflow="fold")
+    for hit in result.all_hits():
+        when = hit.at.date().isoformat() if hit.at else ""
+        table.add_row(hit.layer, f"{hit.score:.3f}", when, hit.text[:300], str(len(hit.interaction_ids)))
+    return table
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    )
+
+
+@asynccontextmanager
+async def _engine() -> AsyncIterator[MemoryEngine]:
+    async with open_engine(AppSettings()) as engine:
+        yield engine
+
+
+def _run(work: Coroutine[Any, Any, T]) -> T:
+    try:
+        return asyncio.run(work)
+    except GraphError as error:
+        console.print(f"[red]error:[/red] {error}")
+        raise typer.Exit(1) from error

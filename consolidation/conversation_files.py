@@ -1,0 +1,88 @@
+"""Reads conversations to ingest: our JSONL format, or the LoCoMo benchmark's JSON format."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from consolidation.types import Unit
+from graph.errors import InvalidInput
+
+# LoCoMo stamps sessions like "1:56 pm on 8 May, 2023"; turns inside a session get one-second
+# steps so that their order survives as time order.
+_LOCOMO_TIME = re.compile(r"(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", re.I)
+TURN_STEP = timedelta(seconds=1)
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """One stream of units for one user (a LoCoMo sample, or a whole JSONL file)."""
+
+    name: str
+    units: list[Unit]
+    raw: dict[str, Any] | None = None
+
+
+def read_conversations(path: Path) -> list[Conversation]:
+    """JSONL (one Unit object per line) or a LoCoMo list of samples, chosen by content."""
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        return [locomo_conversation(sample) for sample in json.loads(text)]
+    return [Conversation(path.stem, list(_jsonl_units(text)))]
+
+
+def _jsonl_units(text: str) -> Iterator[Unit]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield Unit.model_validate_json(line)
+        except ValidationError as error:
+            raise InvalidInput(f"line {number}: {error.errors()[0]['msg']}") from error
+
+
+def parse_locomo_time(stamp: str) -> datetime:
+    match = _LOCOMO_TIME.search(stamp)
+    if match is None:
+        raise InvalidInput(f"unrecognised LoCoMo session time: {stamp!r}")
+    hour, minute, half, day, month, year = match.groups()
+    parsed = datetime.strptime(f"{day} {month} {year}", "%d %B %Y").replace(tzinfo=UTC)
+    hour_24 = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
+    return parsed.replace(hour=hour_24, minute=int(minute))
+
+
+def locomo_conversation(sample: dict[str, Any]) -> Conversation:
+    conversation = sample["conversation"]
+    units: list[Unit] = []
+    for session in _session_numbers(conversation):
+        start = parse_locomo_time(conversation[f"session_{session}_date_time"])
+        for index, turn in enumerate(conversation[f"session_{session}"]):
+            units.append(
+                Unit(
+                    text=_turn_text(turn),
+                    speaker=turn["speaker"],
+                    occurred_at=start + index * TURN_STEP,
+                    session_id=f"session_{session}",
+                    source_ref=turn["dia_id"],
+                )
+            )
+    return Conversation(str(sample.get("sample_id", "locomo")), units, sample)
+
+
+def _session_numbers(conversation: dict[str, Any]) -> list[int]:
+    numbers = [int(k.split("_")[1]) for k in conversation if re.fullmatch(r"session_\d+", k)]
+    return sorted(n for n in numbers if conversation.get(f"session_{n}"))
+
+
+def _turn_text(turn: dict[str, Any]) -> str:
+    """A shared photo is part of what was said; its caption keeps it searchable."""
+    text = str(turn.get("text", "")).strip()
+    caption = turn.get("blip_caption")
+    return f"{text} [shares a photo: {caption}]" if caption else text
