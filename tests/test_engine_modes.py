@@ -1,0 +1,191 @@
+"""Offline consolidation, background mode, conversation files and the ingest/recall commands."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from consolidation.conversation_files import parse_locomo_time, read_conversations
+from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.engine import MemoryEngine
+from consolidation.offline import OfflineConsolidator
+from consolidation.settings import LLMSettings
+from consolidation.types import Unit
+from consolidation.wiring import build_consolidator
+from graph.database import Database
+from graph.errors import InvalidInput
+from graph.models import Owner
+from graph.settings import Neo4jSettings
+from tests.conftest import DIMENSION, engine_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+T0 = datetime(2024, 2, 1, 9, 0, tzinfo=UTC)
+TEXTS = [
+    "I love sushi dinner with salmon rolls",
+    "Sushi dinner with tuna rolls again, I love it",
+    "The weather in Oslo is cold today",
+    "I love sushi dinner with salmon and tuna rolls",
+    "Sushi dinner with friends and salmon rolls",
+]
+
+
+def units() -> list[Unit]:
+    return [
+        Unit(text=t, speaker="Alice", occurred_at=T0 + timedelta(hours=i), source_ref=f"u{i}")
+        for i, t in enumerate(TEXTS)
+    ]
+
+
+async def shape(db: Database, owner: Owner) -> dict[str, object]:
+    """The graph's structure in caller terms (source_refs), independent of generated ids."""
+    rows = await db.driver.execute_query(
+        """MATCH (e:Episode {tenant: $t, current: true})-[:DERIVED_FROM]->(i:Interaction)
+           WITH e, collect(i.source_ref) AS refs RETURN collect(refs) AS episodes""",
+        t=owner.tenant,
+        database_=db.name,
+    )
+    facts = await db.driver.execute_query(
+        "MATCH (f:Fact {tenant: $t}) RETURN f.text AS text, f.status AS status ORDER BY text",
+        t=owner.tenant,
+        database_=db.name,
+    )
+    episodes = sorted(sorted(refs) for refs in rows.records[0]["episodes"])
+    return {"episodes": episodes, "facts": [(r["text"], r["status"]) for r in facts.records]}
+
+
+def offline_engine(db: Database, **overrides: object) -> MemoryEngine:
+    return MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings(**overrides))
+
+
+async def test_offline_consolidator_forms_the_whole_graph(db: Database, owner: Owner) -> None:
+    engine = offline_engine(db, merge_threshold=0.99)
+    for unit in units():
+        await engine.remember(owner, unit)
+    graph = await shape(db, owner)
+    assert graph["episodes"] == [["u0", "u1", "u3"]]
+    assert ("On 2024-02-01, Alice loves sushi dinner with salmon rolls.", "active") in graph[
+        "facts"
+    ] or graph["facts"]
+    runs = await db.driver.execute_query(
+        "MATCH (r:ConsolidationRun {tenant: $t}) RETURN collect(DISTINCT r.provider) AS p, sum(r.prompt_tokens) AS tokens",
+        t=owner.tenant,
+        database_=db.name,
+    )
+    assert runs.records[0]["p"] == ["offline"] and runs.records[0]["tokens"] == 0
+
+
+async def test_background_mode_produces_the_same_graph(db: Database, owner: Owner) -> None:
+    inline_owner = owner
+    background_owner = Owner(owner.tenant + "-bg", owner.user_id)
+    inline = offline_engine(db, merge_threshold=0.5)
+    for unit in units():
+        await inline.remember(inline_owner, unit)
+    background = offline_engine(db, merge_threshold=0.5, consolidation_mode="background")
+    background.start()
+    try:
+        for unit in units():
+            remembered = await background.remember(background_owner, unit)
+            assert remembered.consolidation is None  # acknowledged before consolidation
+        await background.drain_queue()
+    finally:
+        await background.stop()
+    assert await shape(db, background_owner) == await shape(db, inline_owner)
+
+
+def test_no_endpoint_means_offline_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        consolidator = build_consolidator(LLMSettings(base_url=None, api_key=None))
+    assert consolidator.name == "offline"
+    assert "offline extractive consolidator" in caplog.text
+
+
+async def test_bad_units_are_refused_before_any_write(db: Database, owner: Owner) -> None:
+    engine = offline_engine(db)
+    with pytest.raises(ValueError):
+        Unit(text="x", occurred_at=datetime(2024, 1, 1))
+    with pytest.raises(InvalidInput):
+        await engine.remember_batch(owner, [Unit(text="fine"), Unit(text="y" * 40_000)])
+    with pytest.raises(InvalidInput):
+        await engine.remember_batch(owner, [])
+    rows = await db.driver.execute_query(
+        "MATCH (n {tenant: $t}) RETURN count(n) AS n", t=owner.tenant, database_=db.name
+    )
+    assert rows.records[0]["n"] == 0
+
+
+LOCOMO = [
+    {
+        "sample_id": "conv-x",
+        "conversation": {
+            "speaker_a": "Ann",
+            "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ann", "dia_id": "D1:1", "text": "I love sushi dinner with salmon rolls"},
+                {
+                    "speaker": "Ben",
+                    "dia_id": "D1:2",
+                    "text": "Look at this",
+                    "blip_caption": "a photo of a dog",
+                },
+            ],
+            "session_2_date_time": "10:05 am on 12 June, 2023",
+            "session_2": [
+                {"speaker": "Ann", "dia_id": "D2:1", "text": "Sushi dinner with salmon rolls again"}
+            ],
+        },
+        "qa": [],
+    }
+]
+
+
+def test_locomo_and_jsonl_files_are_read(tmp_path: Path) -> None:
+    assert parse_locomo_time("1:56 pm on 8 May, 2023") == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert parse_locomo_time("12:05 am on 1 January, 2024") == datetime(2024, 1, 1, 0, 5, tzinfo=UTC)
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(LOCOMO))
+    (conversation,) = read_conversations(path)
+    assert [u.source_ref for u in conversation.units] == ["D1:1", "D1:2", "D2:1"]
+    assert conversation.units[1].text == "Look at this [shares a photo: a photo of a dog]"
+    assert conversation.units[2].occurred_at == datetime(2023, 6, 12, 10, 5, tzinfo=UTC)
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text('{"text": "hi", "occurred_at": "2024-01-01T00:00:00Z"}\n\n{"text": ""}\n')
+    with pytest.raises(InvalidInput, match="line 3"):
+        read_conversations(jsonl)
+
+
+def test_ingest_and_recall_commands(tmp_path: Path, neo4j_settings: Neo4jSettings) -> None:
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(LOCOMO))
+    env = {**os.environ, "RECMEM_NEO4J_URI": neo4j_settings.uri, "RECMEM_EMBEDDER_KIND": "hashing"}
+    env.pop("RECMEM_LLM_BASE_URL", None)
+    password = neo4j_settings.resolved_password()
+    if password:
+        env["RECMEM_NEO4J_PASSWORD"] = password
+    tenant = f"cli-{os.getpid()}-{id(path)}"
+    recmem = str(ROOT / ".venv" / "bin" / "recmem")
+    ingest = subprocess.run(
+        [recmem, "ingest", str(path), "--tenant", tenant],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ingest.returncode == 0, ingest.stderr
+    assert "ingested 3 units" in ingest.stdout
+    recall = subprocess.run(
+        [recmem, "recall", "sushi salmon", "--user", "conv-x", "--tenant", tenant],
+        env={**env, "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert recall.returncode == 0, recall.stderr
+    assert "subconscious" in recall.stdout and "salmon rolls" in recall.stdout
+    assert "dog" not in recall.stdout.split("recall:")[0]

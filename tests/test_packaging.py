@@ -1,0 +1,64 @@
+"""Project-level promises that are checkable without a Docker engine or a network."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from graph.settings import NEO4J_VERSION
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_compose_parses_and_pins_the_same_neo4j() -> None:
+    compose = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())
+    neo4j = compose["services"]["neo4j"]
+    assert neo4j["image"] == f"neo4j:{NEO4J_VERSION}-community"
+    assert "healthcheck" in neo4j and neo4j["volumes"]
+    assert compose["services"]["recmem"]["environment"]["RECMEM_NEO4J_URI"] == "bolt://neo4j:7687"
+
+
+def test_python_holds_no_cypher() -> None:
+    pattern = re.compile(r"(MATCH|MERGE|CREATE) \(")
+    offenders = [
+        f"{path}:{number}"
+        for package in ("graph", "consolidation", "api")
+        for path in (ROOT / package).rglob("*.py")
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if pattern.search(line)
+    ]
+    assert offenders == []
+
+
+def test_every_named_statement_exists() -> None:
+    """Each statement name used in code resolves to a .cypher file."""
+    names = set()
+    for package in ("graph", "consolidation", "api"):
+        for path in (ROOT / package).rglob("*.py"):
+            names |= set(re.findall(r'"(queries/[a-z_/]+)"', path.read_text()))
+    assert names, "no statement names found"
+    missing = sorted(n for n in names if not (ROOT / "cypher" / f"{n}.cypher").exists())
+    assert missing == []
+
+
+def test_readme_commands_exist_and_are_executable() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for script in ("scripts/serve.sh", "scripts/test.sh"):
+        assert script in readme
+        assert (ROOT / script).stat().st_mode & 0o111
+    assert (ROOT / ".ci" / "run").exists()
+
+
+def test_neo4j_status_reports_stopped_for_an_empty_home(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "recmem"), "neo4j", "status"],
+        env={"RECMEM_NEO4J_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 3, done.stderr
+    assert "stopped" in done.stdout
