@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
@@ -29,7 +30,7 @@ class ConsolidationStore:
             if write.lease_holder is not None:
                 await _require_lease(tx, owner, write.lease_holder)
             await _require_sources(tx, owner, write)
-            params = {**owner.params(), "at": write.at.isoformat()}
+            params = {**owner.params(), "at": write.at}
             if write.episode is not None:
                 await run(tx, "queries/consolidation/create_episode", params | _episode_params(write.episode))
             if write.facts:
@@ -132,46 +133,18 @@ async def _record_runs(tx: AsyncManagedTransaction, owner: Owner, runs: list[Run
         await run(tx, "queries/consolidation/link_runs", {**owner.params(), "links": links})
 
 
+# The driver sends datetimes as DATETIME values and dataclasses map field by field; only the
+# tuple lists need reshaping into maps for Cypher.
 def _episode_params(episode: EpisodeWrite) -> dict[str, Any]:
-    return {
-        "id": episode.id,
-        "title": episode.title,
-        "summary": episode.summary,
-        "embedding": episode.embedding,
-        "first_at": episode.first_at.isoformat(),
-        "last_at": episode.last_at.isoformat(),
-        "previous_id": episode.previous_id,
-        "run_id": episode.run_id,
-        "valid_from": episode.valid_from.isoformat(),
-        "sources": [{"id": i, "similarity": s} for i, s in episode.sources],
-    }
+    return asdict(episode) | {"sources": [{"id": i, "similarity": s} for i, s in episode.sources]}
 
 
 def _fact_row(fact: FactWrite) -> dict[str, Any]:
-    return {
-        "id": fact.id,
-        "text": fact.text,
-        "kind": fact.kind,
-        "embedding": fact.embedding,
-        "valid_from": fact.valid_from.isoformat(),
+    return asdict(fact) | {
         "source_ids": fact.source_interaction_ids,
         "supersedes": [{"id": old, "reason": reason} for old, reason in fact.supersedes],
     }
 
 
 def _run_row(record: RunWrite) -> dict[str, Any]:
-    return {
-        "id": record.id,
-        "op": record.op,
-        "trigger": record.trigger,
-        "provider": record.provider,
-        "model": record.model,
-        "status": record.status,
-        "prompt_tokens": record.prompt_tokens,
-        "completion_tokens": record.completion_tokens,
-        "latency_ms": record.latency_ms,
-        "neighbor_count": record.neighbor_count,
-        "threshold": record.threshold,
-        "at": record.at.isoformat(),
-        "error": record.error,
-    }
+    return asdict(record)
