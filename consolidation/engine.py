@@ -127,9 +127,9 @@ class MemoryEngine:
             try:
                 drained = await self._drain(owner)
             finally:
-                await self.leases.release(owner, self.holder)
+                pending = await self.leases.release(owner, self.holder)
             outcomes += drained
-            if any(o.action == "deferred" for o in drained) or not await self._has_pending(owner):
+            if any(o.action == "deferred" for o in drained) or not pending:
                 break
             wait = False
         return outcomes
@@ -158,9 +158,6 @@ class MemoryEngine:
                 log.warning("consolidation deferred for one interaction: %s", outcome.error)
                 break
         return outcomes
-
-    async def _has_pending(self, owner: Owner) -> bool:
-        return bool(await self.stores.interactions.pending(owner, 1))
 
     def subscribe(self, owner: Owner) -> AsyncIterator[ConsolidationOutcome]:
         return self.events.subscribe(owner)

@@ -18,5 +18,7 @@ class LeaseStore:
         )
         return bool(rows and rows[0]["acquired"])
 
-    async def release(self, owner: Owner, holder: str) -> None:
-        await self.db.write("queries/leases/release", **owner.params(), holder=holder)
+    async def release(self, owner: Owner, holder: str) -> bool:
+        """Release the lease if held; True when interactions are still waiting for the gate."""
+        rows = await self.db.write("queries/leases/release", **owner.params(), holder=holder)
+        return bool(rows and rows[0]["pending"])
