@@ -7,6 +7,9 @@ import json
 
 import typer
 
+from api.cypher_cli import cypher_app
+from api.memory_cli import register as register_memory_commands
+from api.service_cli import register as register_service_commands
 from consolidation.embedders import build_embedder
 from consolidation.settings import EmbedderSettings
 from graph.database import Database
@@ -20,6 +23,10 @@ neo4j_app = typer.Typer(help="Run the project's local Neo4j server (no Docker)."
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(db_app, name="db")
+app.add_typer(cypher_app, name="cypher")
+register_memory_commands(app)
+# `recmem serve` and `recmem keys create|list|revoke` (api/service_cli.py).
+register_service_commands(app)
 
 
 def _fail(error: Exception) -> None:
@@ -37,6 +44,18 @@ def neo4j_start() -> None:
         _fail(error)
     typer.echo(status.describe())
     typer.echo(f"RECMEM_NEO4J_URI={status.uri}")
+
+
+@neo4j_app.command("fetch")
+def neo4j_fetch() -> None:
+    """Resolve the Neo4j jars into the cache and check for a suitable JDK (no server started)."""
+    server = LocalNeo4j(Neo4jSettings())
+    try:
+        lib = server.ensure_jars()
+        java = server.java_binary()
+    except GraphError as error:
+        _fail(error)
+    typer.echo(f"neo4j {server.settings.version} jars in {lib}; java {java}")
 
 
 @neo4j_app.command("stop")

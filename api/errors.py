@@ -1,0 +1,111 @@
+"""Machine-readable error codes, and the mapping from internal exceptions to what a client sees.
+
+Messages of expected errors (bad input, not found) are kept; anything unexpected is replaced by a
+generic message carrying the request id, and logged with its traceback under that id.
+"""
+
+from __future__ import annotations
+
+import logging
+from enum import StrEnum
+
+from graphql import GraphQLError
+from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
+from pydantic import ValidationError
+
+from consolidation.forgetting import Busy
+from consolidation.llm.types import LLMError
+from graph.errors import InvalidInput, LeaseLost, NotFound, StoreUnavailable
+
+log = logging.getLogger("api.errors")
+
+
+class ErrorCode(StrEnum):
+    BAD_USER_INPUT = "BAD_USER_INPUT"
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    NOT_FOUND = "NOT_FOUND"
+    RATE_LIMITED = "RATE_LIMITED"
+    UNAVAILABLE = "UNAVAILABLE"
+    INTERNAL = "INTERNAL"
+
+
+class ApiError(Exception):
+    """An error raised on purpose by the API layer; its message is safe to show."""
+
+    def __init__(self, message: str, code: ErrorCode) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def bad_input(message: str) -> ApiError:
+    return ApiError(message, ErrorCode.BAD_USER_INPUT)
+
+
+def not_found(kind: str, node_id: str) -> ApiError:
+    # The same words whether the id never existed or belongs to another tenant.
+    return ApiError(f"{kind} {node_id!r} not found", ErrorCode.NOT_FOUND)
+
+
+UNAVAILABLE_TYPES = (
+    StoreUnavailable,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+    LeaseLost,
+    Busy,
+    LLMError,
+    TimeoutError,
+)
+UNAVAILABLE_MESSAGE = "the memory service is temporarily unavailable; retry later"
+
+
+def classify(error: GraphQLError) -> tuple[ErrorCode, str | None]:
+    """The code for an error and the message to show (None keeps the error's own message)."""
+    original = error.original_error
+    if isinstance(original, ApiError):
+        return original.code, None
+    if isinstance(original, NotFound):
+        return ErrorCode.NOT_FOUND, None
+    if isinstance(original, InvalidInput):
+        return ErrorCode.BAD_USER_INPUT, None
+    if isinstance(original, ValidationError):
+        return ErrorCode.BAD_USER_INPUT, describe_validation(original)
+    if isinstance(original, UNAVAILABLE_TYPES):
+        if isinstance(original, Busy):
+            return ErrorCode.UNAVAILABLE, str(original)
+        return ErrorCode.UNAVAILABLE, UNAVAILABLE_MESSAGE
+    request_phase = original is None or isinstance(original, GraphQLError | ValueError | TypeError)
+    if error.path is None and request_phase:
+        # Syntax, validation, limits and variable coercion: the document itself is at fault.
+        return ErrorCode.BAD_USER_INPUT, None
+    return ErrorCode.INTERNAL, None
+
+
+def describe_validation(error: ValidationError) -> str:
+    """Pydantic's complaints without the offending values (they may be long user texts)."""
+    parts = [f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}" for e in error.errors()]
+    return "invalid input: " + "; ".join(parts)
+
+
+def recode(error: GraphQLError, request_id: str) -> GraphQLError:
+    """A copy of `error` with `extensions.code` and `extensions.requestId`; internals masked."""
+    code, message = classify(error)
+    if code is ErrorCode.INTERNAL:
+        log.error(
+            "internal error in request %s: %s",
+            request_id,
+            error.message,
+            exc_info=error.original_error or error,
+        )
+        message = f"internal error (request id {request_id})"
+    elif code is ErrorCode.UNAVAILABLE:
+        log.warning("request %s: unavailable: %r", request_id, error.original_error)
+    return GraphQLError(
+        message if message is not None else error.message,
+        nodes=error.nodes,
+        source=error.source,
+        positions=error.positions,
+        path=error.path,
+        original_error=None,
+        extensions={**(error.extensions or {}), "code": code.value, "requestId": request_id},
+    )

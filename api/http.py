@@ -1,0 +1,279 @@
+"""`/graphql`: strawberry's ASGI view with authentication, limits and GraphQL-over-HTTP semantics.
+
+Over HTTP every request is authenticated, rate limited and size checked before the document is
+even parsed; execution runs under a timeout. On the websocket the key comes in the handshake's
+Authorization header (a bad one refuses the handshake) or in the connection_init payload (a bad or
+missing one closes the connection with 4403).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import cast
+
+from cross_web import AsyncHTTPRequestAdapter, HTTPException
+from graphql import GraphQLError
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Message, Receive, Scope, Send
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+from strawberry.exceptions import ConnectionRejectionError
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData, process_result
+from strawberry.schema import BaseSchema
+from strawberry.schema.exceptions import InvalidOperationTypeError
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types import ExecutionResult
+from strawberry.types.unset import UNSET, UnsetType
+
+from api.auth import bearer_token, token_from_params
+from api.context import Context, new_request_id
+from api.errors import ErrorCode
+from api.responses import (
+    GRAPHQL_RESPONSE,
+    JSON,
+    content_type,
+    error_response,
+    negotiate,
+    status_for,
+)
+from api.services import Services
+from api.settings import ApiSettings
+from graph.errors import StoreUnavailable
+
+log = logging.getLogger("api.http")
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+def services_of(scope: Scope) -> Services:
+    return cast(Services, scope["app"].state.services)
+
+
+class MemoryGraphQL(GraphQL[Context, None]):
+    def __init__(self, schema: BaseSchema, settings: ApiSettings) -> None:
+        super().__init__(
+            schema,
+            graphql_ide="graphiql" if settings.graphiql else None,
+            allow_queries_via_get=True,
+            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+            max_subscriptions_per_connection=settings.max_subscriptions_per_connection,
+            allowed_origins=settings.websocket_origins,
+        )
+        self.settings = settings
+
+    # -- HTTP ----------------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            if await self._handshake_allowed(WebSocket(scope, receive, send)):
+                await super().__call__(scope, receive, send)
+            return
+        response = await self._http(scope, receive)
+        await response(scope, receive, send)
+
+    async def _http(self, scope: Scope, receive: Receive) -> Response:
+        request = Request(scope, receive)
+        header_id = request.headers.get("x-request-id", "")
+        request_id = header_id if _REQUEST_ID.match(header_id) else new_request_id()
+        media = negotiate(request.headers.get("accept"))
+        if request.method not in ("GET", "POST"):
+            return error_response(
+                "use GET or POST",
+                ErrorCode.BAD_USER_INPUT,
+                request_id,
+                status=405,
+                headers={"allow": "GET, POST"},
+            )
+        if self.should_render_graphql_ide(self.request_adapter_class(request)) and self.graphql_ide:
+            return await self.render_graphql_ide(request)
+        if media is None:
+            return error_response(
+                f"acceptable media types: {GRAPHQL_RESPONSE}, {JSON}",
+                ErrorCode.BAD_USER_INPUT,
+                request_id,
+                status=406,
+            )
+        rejection, context = await self._admit(request, request_id, media)
+        if rejection is not None:
+            return rejection
+        try:
+            body = await self._body(request)
+        except BodyTooLarge:
+            return error_response(
+                f"request body exceeds {self.settings.max_body_bytes} bytes",
+                ErrorCode.BAD_USER_INPUT,
+                request_id,
+                media=media,
+                status=413,
+            )
+        replay = Request(scope, _replay(body))
+        replay.state.context = context
+        replay.state.media = media
+        try:
+            response = await self.run(replay)
+        except HTTPException as error:
+            status = error.status_code
+            headers = {"allow": "POST"} if status == 405 else None
+            return error_response(
+                error.reason,
+                ErrorCode.BAD_USER_INPUT,
+                request_id,
+                media=media,
+                status=status,
+                headers=headers,
+            )
+        response.headers["x-request-id"] = request_id
+        return response
+
+    async def _admit(self, request: Request, request_id: str, media: str) -> tuple[Response | None, Context]:
+        """Authentication, rate limit and readiness, in that order; a Response means rejected."""
+        services = services_of(request.scope)
+        context = Context(services=services, request_id=request_id)
+        try:
+            await services.ensure_ready()
+            principal = await services.authenticator.authenticate(
+                bearer_token(request.headers.get("authorization"))
+            )
+        except StoreUnavailable:
+            return error_response(
+                "the memory store is unavailable; retry later", ErrorCode.UNAVAILABLE, request_id, media=media
+            ), context
+        if principal is None:
+            return error_response(
+                "a valid API key is required: Authorization: Bearer <key>",
+                ErrorCode.UNAUTHENTICATED,
+                request_id,
+                media=media,
+                headers={"www-authenticate": 'Bearer realm="recmem"'},
+            ), context
+        if not services.limiter.allow(principal.key_id):
+            return error_response(
+                "too many requests for this key",
+                ErrorCode.RATE_LIMITED,
+                request_id,
+                media=media,
+                headers={"retry-after": str(services.limiter.retry_after())},
+            ), context
+        context.principal = principal
+        return None, context
+
+    async def _body(self, request: Request) -> bytes:
+        """The body, refusing more than max_body_bytes whatever Content-Length claims."""
+        limit = self.settings.max_body_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise BodyTooLarge
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise BodyTooLarge
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> Context:
+        if isinstance(request, WebSocket):
+            context = Context(services=services_of(request.scope))
+            context.principal = getattr(request.state, "principal", None)
+            return context
+        return cast(Context, request.state.context)
+
+    async def get_sub_response(self, request: Request | WebSocket) -> Response:
+        sub_response = await super().get_sub_response(request)
+        sub_response.media_type = getattr(request.state, "media", JSON)
+        return sub_response
+
+    async def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
+        data = process_result(result)
+        if result.data is None and result.errors and all(e.path is None for e in result.errors):
+            # A request error (parse, validation, coercion, timeout): no `data` entry at all.
+            data.pop("data", None)
+        return data
+
+    def create_response(
+        self, response_data: GraphQLHTTPResponse | list[GraphQLHTTPResponse], sub_response: Response
+    ) -> Response:
+        media = sub_response.media_type or JSON
+        status = 200
+        if media == GRAPHQL_RESPONSE and isinstance(response_data, dict) and "data" not in response_data:
+            status = status_for(list(response_data.get("errors") or []))
+        response = Response(
+            self.encode_json(response_data), status_code=status, media_type=content_type(media)
+        )
+        response.headers.raw.extend(h for h in sub_response.headers.raw if h[0] != b"content-type")
+        return response
+
+    async def execute_single(
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        sub_response: Response,
+        context: Context,
+        root_value: None,
+        request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        try:
+            async with asyncio.timeout(self.settings.request_timeout_s):
+                return await super().execute_single(
+                    request, request_adapter, sub_response, context, root_value, request_data
+                )
+        except TimeoutError:
+            log.warning("request %s timed out after %ss", context.request_id, self.settings.request_timeout_s)
+            error = GraphQLError(
+                f"the request took longer than {self.settings.request_timeout_s:g}s and was cancelled",
+                extensions={"code": ErrorCode.UNAVAILABLE.value, "requestId": context.request_id},
+            )
+            return ExecutionResult(data=None, errors=[error])
+        except HTTPException as error:
+            if request_adapter.method == "GET" and isinstance(error.__cause__, InvalidOperationTypeError):
+                raise HTTPException(405, "mutations and subscriptions need POST") from error
+            raise
+
+    # -- websocket -----------------------------------------------------------------------------
+
+    async def _handshake_allowed(self, websocket: WebSocket) -> bool:
+        """A key in the handshake's Authorization header is checked before accepting: a bad one is
+        refused with HTTP 403. Without the header the key must come in connection_init."""
+        if "authorization" not in websocket.headers:
+            return True
+        try:
+            token = bearer_token(websocket.headers["authorization"])
+            principal = await services_of(websocket.scope).authenticator.authenticate(token)
+        except StoreUnavailable:
+            principal = None
+        if principal is None:
+            await self.reject_websocket(websocket)
+            return False
+        websocket.state.principal = principal
+        return True
+
+    async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
+        if context.principal is None:
+            token = token_from_params(context.connection_params)
+            try:
+                context.principal = await context.services.authenticator.authenticate(token)
+            except StoreUnavailable:
+                context.principal = None
+            if context.principal is None:
+                raise ConnectionRejectionError({"code": ErrorCode.UNAUTHENTICATED.value})
+        return cast(UnsetType, UNSET)
+
+
+def _replay(body: bytes) -> Receive:
+    """A receive channel that hands the already-read body to the view once."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive

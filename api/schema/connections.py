@@ -1,0 +1,109 @@
+"""Relay cursor connections over keyset pages: `first`/`after` forward, `last`/`before` backward.
+
+A cursor is an opaque base64url token holding the sort key (seq, or a time in ns) and the node id,
+so a page stays correct while new memory arrives in between.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable
+from datetime import datetime
+from typing import Generic, TypeVar
+
+import strawberry
+
+from api.errors import bad_input
+from api.schema.decorators import resolver
+from graph.browse import Cursor, Page, PageRequest
+
+T = TypeVar("T")
+M = TypeVar("M")
+DEFAULT_PAGE = 20
+CURSOR_VERSION = "c1"
+
+
+@strawberry.type(description="Relay page information: whether more items lie either way.")
+class PageInfo:
+    has_next_page: bool = strawberry.field(description="More items follow the last edge.")
+    has_previous_page: bool = strawberry.field(description="More items precede the first edge.")
+    start_cursor: str | None = strawberry.field(description="Cursor of the first edge.")
+    end_cursor: str | None = strawberry.field(description="Cursor of the last edge.")
+
+
+@strawberry.type(description="One item of a connection with its cursor.")
+class Edge(Generic[T]):
+    cursor: str = strawberry.field(description="Opaque position of this item, for after/before.")
+    node: T = strawberry.field(description="The item.")
+
+
+@strawberry.type(description="A page of items in ascending order (stream order or time).")
+class Connection(Generic[T]):
+    edges: list[Edge[T]] = strawberry.field(description="The items of this page with their cursors.")
+    page_info: PageInfo = strawberry.field(description="Where this page lies in the whole list.")
+
+    @resolver(description="The items of this page without cursors.")
+    def nodes(self) -> list[T]:
+        return [edge.node for edge in self.edges]
+
+
+def encode_cursor(cursor: Cursor) -> str:
+    raw = f"{CURSOR_VERSION}:{cursor.key}:{cursor.id}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(token: str) -> Cursor:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+        version, key, node_id = raw.split(":", 2)
+        if version != CURSOR_VERSION or not node_id or len(node_id) > 256:
+            raise ValueError(raw)
+        return Cursor(int(key), node_id)
+    except (ValueError, UnicodeDecodeError, binascii.Error):
+        raise bad_input("invalid cursor") from None
+
+
+def page_request(
+    *,
+    first: int | None,
+    after: str | None,
+    last: int | None,
+    before: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    max_size: int,
+) -> PageRequest:
+    """Validated Relay arguments; `first` and `last` together are refused (ambiguous)."""
+    if first is not None and last is not None:
+        raise bad_input("pass either first or last, not both")
+    for name, size in (("first", first), ("last", last)):
+        if size is not None and not 0 <= size <= max_size:
+            raise bad_input(f"{name} must be between 0 and {max_size}")
+    backward = last is not None
+    limit = last if last is not None else first if first is not None else DEFAULT_PAGE
+    return PageRequest(
+        limit=limit,
+        backward=backward,
+        after=decode_cursor(after) if after is not None else None,
+        before=decode_cursor(before) if before is not None else None,
+        since=since,
+        until=until,
+    )
+
+
+def connection(page: Page[M], request: PageRequest, wrap: Callable[[M], T]) -> Connection[T]:
+    edges = [Edge(cursor=encode_cursor(cursor), node=wrap(item)) for cursor, item in page.items]
+    if request.backward:
+        has_previous, has_next = page.has_more, request.before is not None
+    else:
+        has_previous, has_next = request.after is not None, page.has_more
+    return Connection(
+        edges=edges,
+        page_info=PageInfo(
+            has_next_page=has_next,
+            has_previous_page=has_previous,
+            start_cursor=edges[0].cursor if edges else None,
+            end_cursor=edges[-1].cursor if edges else None,
+        ),
+    )

@@ -1,0 +1,189 @@
+"""Mutations: remember (one or a bounded batch), consolidate, and forgetting on request."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+import strawberry
+
+from api.context import Context
+from api.errors import bad_input, not_found
+from api.schema.decorators import mutation, resolver
+from api.schema.events import ConsolidationEvent
+from api.schema.nodes import ID, Info, Interaction
+from api.schema.query import UserId, require_user
+from consolidation.forgetting import Forgotten, UserForgotten
+from consolidation.types import Remembered, Unit
+
+
+@strawberry.input(description="One interaction as an agent sends it.")
+class UnitInput:
+    text: str = strawberry.field(description="What was said (UTF-8, at most the configured size).")
+    speaker: str = strawberry.field(default="user", description="Who said it.")
+    occurred_at: datetime | None = strawberry.field(
+        default=None, description="When it was said (default: now)."
+    )
+    session_id: str | None = strawberry.field(default=None, description="The caller's session id.")
+    source_ref: str | None = strawberry.field(
+        default=None, description="The caller's id for it; resending the same one stores nothing new."
+    )
+
+    def to_unit(self, max_bytes: int) -> Unit:
+        # Checked here too so that an oversize text is refused before anything is embedded.
+        size = len(self.text.encode("utf-8"))
+        if size > max_bytes:
+            raise bad_input(f"text is {size} bytes; the limit is {max_bytes}")
+        return Unit(
+            text=self.text,
+            speaker=self.speaker,
+            occurred_at=self.occurred_at or datetime.now(UTC),
+            session_id=self.session_id,
+            source_ref=self.source_ref,
+        )
+
+
+@strawberry.input(description="One interaction of one user.")
+class RememberInput(UnitInput):
+    user_id: ID = strawberry.field(description="The user (created on first use within the tenant).")
+
+
+@strawberry.type(description="The acknowledgement of a remembered interaction: it is durable.")
+class RememberPayload:
+    interaction_id: ID = strawberry.field(description="The stored interaction.")
+    created: bool = strawberry.field(description="False when the sourceRef was already known.")
+    seq: int = strawberry.field(description="Its position in the user's stream.")
+    consolidation: ConsolidationEvent | None = strawberry.field(
+        description="What inline consolidation did with it (null when deferred to the background)."
+    )
+
+    @resolver(description="The stored interaction.")
+    async def interaction(self, info: Info) -> Interaction:
+        found = await info.context.loaders.interactions.load(self.interaction_id)
+        if found is None:
+            raise not_found("interaction", self.interaction_id)
+        return Interaction.of(found)
+
+    @staticmethod
+    def of(user_id: str, r: Remembered) -> RememberPayload:
+        return RememberPayload(
+            interaction_id=ID(r.interaction_id),
+            created=r.created,
+            seq=r.seq,
+            consolidation=ConsolidationEvent.of(user_id, r.consolidation) if r.consolidation else None,
+        )
+
+
+@strawberry.type(description="What forgetting an interaction removed, rebuilt and restored.")
+class ForgetInteractionPayload:
+    interaction_ids: list[ID] = strawberry.field(description="Interactions erased.")
+    episode_ids: list[ID] = strawberry.field(description="Episode versions erased (they rested only on it).")
+    fact_ids: list[ID] = strawberry.field(description="Facts erased (only it stated them).")
+    run_ids: list[ID] = strawberry.field(description="Runs erased (everything they produced is gone).")
+    rebuilt_episode_ids: list[ID] = strawberry.field(
+        description="Surviving episode versions whose summary was rebuilt from their other interactions."
+    )
+    rebuilt_fact_ids: list[ID] = strawberry.field(
+        description="Surviving facts restated from their other interactions."
+    )
+    restored_fact_ids: list[ID] = strawberry.field(
+        description="Facts current again because only erased facts had superseded them."
+    )
+
+    @staticmethod
+    def of(f: Forgotten) -> ForgetInteractionPayload:
+        def ids(values: list[str]) -> list[ID]:
+            return [ID(v) for v in values]
+
+        return ForgetInteractionPayload(
+            interaction_ids=ids(f.interaction_ids),
+            episode_ids=ids(f.episode_ids),
+            fact_ids=ids(f.fact_ids),
+            run_ids=ids(f.run_ids),
+            rebuilt_episode_ids=ids(f.rebuilt_episode_ids),
+            rebuilt_fact_ids=ids(f.rebuilt_fact_ids),
+            restored_fact_ids=ids(f.restored_fact_ids),
+        )
+
+
+@strawberry.type(description="What forgetting a user removed (everything).")
+class ForgetUserPayload:
+    user_id: ID = strawberry.field(description="The erased user.")
+    interactions: int = strawberry.field(description="Interactions erased.")
+    episodes: int = strawberry.field(description="Episode versions erased.")
+    facts: int = strawberry.field(description="Facts erased.")
+    runs: int = strawberry.field(description="Consolidation runs erased.")
+
+    @staticmethod
+    def of(f: UserForgotten) -> ForgetUserPayload:
+        return ForgetUserPayload(
+            user_id=ID(f.user_id),
+            interactions=f.interactions,
+            episodes=f.episodes,
+            facts=f.facts,
+            runs=f.runs,
+        )
+
+
+Consolidate = Annotated[
+    bool | None,
+    strawberry.argument(description="Consolidate now (true), never (false), or as configured (null)."),
+]
+
+
+def _units(context: Context, units: list[UnitInput]) -> list[Unit]:
+    limit = context.services.settings.max_batch
+    if not units:
+        raise bad_input("units must not be empty")
+    if len(units) > limit:
+        raise bad_input(f"a batch holds at most {limit} units; got {len(units)}")
+    max_bytes = context.services.engine.settings.max_text_bytes
+    return [u.to_unit(max_bytes) for u in units]
+
+
+@strawberry.type(description="Writing and erasing memory.")
+class Mutation:
+    @mutation(description="Store one interaction durably, then consolidate as configured.")
+    async def remember(
+        self, info: Info, input: RememberInput, consolidate: Consolidate = None
+    ) -> RememberPayload:
+        owner = info.context.owner(input.user_id)
+        (unit,) = _units(info.context, [input])
+        done = await info.context.services.engine.remember(owner, unit, consolidate=consolidate)
+        return RememberPayload.of(owner.user_id, done)
+
+    @mutation(description="Store a bounded batch of interactions of one user in one transaction.")
+    async def remember_batch(
+        self, info: Info, user_id: UserId, units: list[UnitInput], consolidate: Consolidate = None
+    ) -> list[RememberPayload]:
+        owner = info.context.owner(user_id)
+        batch = _units(info.context, units)
+        done = await info.context.services.engine.remember_batch(owner, batch, consolidate=consolidate)
+        return [RememberPayload.of(owner.user_id, r) for r in done]
+
+    @mutation(description="Consolidate the user's pending interactions now.")
+    async def consolidate(self, info: Info, user_id: UserId) -> list[ConsolidationEvent]:
+        await require_user(info, user_id)
+        owner = info.context.owner(user_id)
+        outcomes = await info.context.services.engine.consolidate(owner, wait=True)
+        return [ConsolidationEvent.of(user_id, o) for o in outcomes]
+
+    @mutation(description="Erase an interaction and everything derived only from it; rebuild what survives.")
+    async def forget_interaction(
+        self, info: Info, id: Annotated[ID, strawberry.argument(description="The interaction.")]
+    ) -> ForgetInteractionPayload:
+        found = await info.context.loaders.interactions.load(id)
+        if found is None:
+            raise not_found("interaction", id)
+        forgotten = await info.context.services.forgetter.forget_interaction(
+            info.context.owner(found.user_id), id
+        )
+        info.context.fresh_loaders()
+        return ForgetInteractionPayload.of(forgotten)
+
+    @mutation(description="Erase a user entirely: interactions, episodes, facts and runs.")
+    async def forget_user(self, info: Info, id: UserId) -> ForgetUserPayload:
+        await require_user(info, id)
+        forgotten = await info.context.services.forgetter.forget_user(info.context.owner(id))
+        info.context.fresh_loaders()
+        return ForgetUserPayload.of(forgotten)

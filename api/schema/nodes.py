@@ -1,0 +1,330 @@
+"""The memory graph as GraphQL types: interactions, episode versions, facts and runs.
+
+Relations resolve through the request's DataLoaders, so a query costs one round trip per kind of
+relation, not one per node.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from enum import Enum
+
+import strawberry
+
+from api.context import Context
+from api.schema.decorators import resolver
+from graph import models
+from graph.facts import Provenance, Replacement
+
+Info = strawberry.Info[Context, None]
+ID = strawberry.ID
+
+
+@strawberry.enum(description="Where a fact stands in time.")
+class FactStatus(Enum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    RETRACTED = "retracted"
+
+
+@strawberry.enum(description="What kind of statement a fact is.")
+class FactKind(Enum):
+    PREFERENCE = "preference"
+    ATTRIBUTE = "attribute"
+    EVENT = "event"
+    PLAN = "plan"
+    RELATION = "relation"
+    OTHER = "other"
+
+
+@strawberry.interface(description="Any memory node; its id is globally unique and typed by its prefix.")
+class Node:
+    id: ID = strawberry.field(description="Globally unique id (int_, epi_, fact_ or run_ prefix).")
+
+
+@strawberry.type(description="One unit of conversation, stored as sent (the subconscious layer).")
+class Interaction(Node):
+    user_id: ID = strawberry.field(description="The user (within the caller's tenant).")
+    session_id: str | None = strawberry.field(description="The caller's session or conversation id.")
+    speaker: str = strawberry.field(description="Who said it.")
+    text: str = strawberry.field(description="What was said.")
+    occurred_at: datetime = strawberry.field(description="When it was said.")
+    seq: int = strawberry.field(description="Position in the user's stream (1, 2, ...).")
+    consolidated: bool = strawberry.field(description="Whether an episode has absorbed it.")
+    consolidated_at: datetime | None = strawberry.field(description="Valid time of its consolidation.")
+    source_ref: str | None = strawberry.field(description="The caller's own id for it (idempotency key).")
+
+    @staticmethod
+    def of(m: models.Interaction) -> Interaction:
+        return Interaction(
+            id=ID(m.id),
+            user_id=ID(m.user_id),
+            session_id=m.session_id,
+            speaker=m.speaker,
+            text=m.text,
+            occurred_at=m.occurred_at,
+            seq=m.seq,
+            consolidated=m.consolidated,
+            consolidated_at=m.consolidated_at,
+            source_ref=m.source_ref,
+        )
+
+    @resolver(description="Episode versions made (in part) from this interaction.")
+    async def derived_episodes(self, info: Info) -> list[Episode]:
+        derived = await info.context.loaders.interaction_derived.load(self.id)
+        return [Episode.of(e) for e in derived.episodes]
+
+    @resolver(description="Facts this interaction states (in part).")
+    async def derived_facts(self, info: Info) -> list[Fact]:
+        derived = await info.context.loaders.interaction_derived.load(self.id)
+        return [Fact.of(f) for f in derived.facts]
+
+
+@strawberry.type(description="An interaction an episode was made from, with its recurrence similarity.")
+class EpisodeSource:
+    interaction: Interaction = strawberry.field(description="The source interaction.")
+    similarity: float | None = strawberry.field(
+        description="Cosine similarity to the turn that triggered consolidation (1 for that turn)."
+    )
+
+
+@strawberry.type(description="One version of a time-anchored narrative of a recurring topic.")
+class Episode(Node):
+    user_id: ID = strawberry.field(description="The user (within the caller's tenant).")
+    title: str = strawberry.field(description="A short label for the topic.")
+    summary: str = strawberry.field(description="The narrative, with absolute dates.")
+    version: int = strawberry.field(description="1 for a new episode; +1 per merge.")
+    current: bool = strawberry.field(description="Whether this is the newest version.")
+    first_at: datetime = strawberry.field(description="Time of the earliest source interaction.")
+    last_at: datetime = strawberry.field(description="Time of the latest source interaction.")
+    valid_from: datetime = strawberry.field(description="Valid time this version starts.")
+    superseded_at: datetime | None = strawberry.field(description="Valid time a newer version replaced it.")
+    created_at: datetime = strawberry.field(description="When memory wrote this version.")
+
+    @staticmethod
+    def of(m: models.Episode) -> Episode:
+        return Episode(
+            id=ID(m.id),
+            user_id=ID(m.user_id),
+            title=m.title,
+            summary=m.summary,
+            version=m.version,
+            current=m.current,
+            first_at=m.first_at,
+            last_at=m.last_at,
+            valid_from=m.valid_from,
+            superseded_at=m.superseded_at,
+            created_at=m.created_at,
+        )
+
+    @resolver(description="The interactions this version was made from, in stream order.")
+    async def sources(self, info: Info) -> list[EpisodeSource]:
+        pairs = await info.context.loaders.episode_sources.load(self.id)
+        return [EpisodeSource(interaction=Interaction.of(i), similarity=s) for i, s in pairs]
+
+    @resolver(description="Facts refined from this version.")
+    async def facts(self, info: Info) -> list[Fact]:
+        return [Fact.of(f) for f in await info.context.loaders.episode_facts.load(self.id)]
+
+    @resolver(description="Every version of this episode, newest first.")
+    async def versions(self, info: Info) -> list[Episode]:
+        return [Episode.of(e) for e in await info.context.loaders.episode_versions.load(self.id)]
+
+    @resolver(description="The version this one replaced, if any.")
+    async def supersedes(self, info: Info) -> Episode | None:
+        chain = await info.context.loaders.episode_versions.load(self.id)
+        index = next((i for i, e in enumerate(chain) if e.id == self.id), None)
+        return Episode.of(chain[index + 1]) if index is not None and index + 1 < len(chain) else None
+
+    @resolver(description="The version that replaced this one, if any.")
+    async def superseded_by(self, info: Info) -> Episode | None:
+        chain = await info.context.loaders.episode_versions.load(self.id)
+        index = next((i for i, e in enumerate(chain) if e.id == self.id), None)
+        return Episode.of(chain[index - 1]) if index else None
+
+
+@strawberry.type(description="What a fact was derived from.")
+class FactSources:
+    episodes: list[Episode] = strawberry.field(description="The episode versions it was refined from.")
+    interactions: list[Interaction] = strawberry.field(description="The exact turns that state it.")
+
+
+@strawberry.type(description="A SUPERSEDES edge seen from one fact: the other fact, why and when.")
+class FactChange:
+    fact: Fact = strawberry.field(description="The fact on the other end.")
+    reason: str | None = strawberry.field(description="Why the newer fact replaced the older one.")
+    at: datetime | None = strawberry.field(description="Valid time of the replacement.")
+
+    @staticmethod
+    def of(r: Replacement) -> FactChange:
+        return FactChange(fact=Fact.of(r.fact), reason=r.reason, at=r.at)
+
+
+@strawberry.type(description="An episode version in a fact's audit, with the interactions it rests on.")
+class AuditedEpisode:
+    episode: Episode = strawberry.field(description="The episode version the fact was refined from.")
+    sources: list[EpisodeSource] = strawberry.field(description="Its source interactions.")
+
+
+@strawberry.type(description="Why memory believes a fact: its whole provenance chain and its cost.")
+class FactAudit:
+    fact: Fact = strawberry.field(description="The audited fact.")
+    episodes: list[AuditedEpisode] = strawberry.field(description="Episodes -> interactions.")
+    interactions: list[Interaction] = strawberry.field(description="The exact turns that state the fact.")
+    supersedes: list[FactChange] = strawberry.field(description="Facts it replaced.")
+    superseded_by: list[FactChange] = strawberry.field(description="Facts that replaced it.")
+    runs: list[ConsolidationRun] = strawberry.field(
+        description="The runs (model, tokens) that produced the fact and its episodes."
+    )
+
+    @resolver(description="Prompt tokens spent by those runs.")
+    def prompt_tokens(self) -> int:
+        return sum(r.prompt_tokens for r in self.runs)
+
+    @resolver(description="Completion tokens spent by those runs.")
+    def completion_tokens(self) -> int:
+        return sum(r.completion_tokens for r in self.runs)
+
+    @staticmethod
+    def of(p: Provenance) -> FactAudit:
+        return FactAudit(
+            fact=Fact.of(p.fact),
+            episodes=[
+                AuditedEpisode(
+                    episode=Episode.of(e.episode),
+                    sources=[
+                        EpisodeSource(interaction=Interaction.of(i), similarity=s) for i, s in e.sources
+                    ],
+                )
+                for e in p.episodes
+            ],
+            interactions=[Interaction.of(i) for i in p.interactions],
+            supersedes=[FactChange.of(r) for r in p.supersedes],
+            superseded_by=[FactChange.of(r) for r in p.superseded_by],
+            runs=[ConsolidationRun.of(r) for r in p.runs],
+        )
+
+
+@strawberry.type(description="One atomic, self-contained statement with its validity interval.")
+class Fact(Node):
+    user_id: ID = strawberry.field(description="The user (within the caller's tenant).")
+    text: str = strawberry.field(description="The statement.")
+    kind: FactKind = strawberry.field(description="What kind of statement it is.")
+    status: FactStatus = strawberry.field(description="Active, superseded or retracted.")
+    valid_from: datetime = strawberry.field(description="Valid time it starts to hold.")
+    valid_to: datetime | None = strawberry.field(description="Valid time it stopped holding (null: holds).")
+    created_at: datetime = strawberry.field(description="When memory wrote it.")
+
+    @staticmethod
+    def of(m: models.Fact) -> Fact:
+        kinds = {k.value for k in FactKind}
+        return Fact(
+            id=ID(m.id),
+            user_id=ID(m.user_id),
+            text=m.text,
+            kind=FactKind(m.kind if m.kind in kinds else "other"),
+            status=FactStatus(m.status),
+            valid_from=m.valid_from,
+            valid_to=m.valid_to,
+            created_at=m.created_at,
+        )
+
+    @resolver(description="The episode versions and exact interactions it was derived from.")
+    async def derived_from(self, info: Info) -> FactSources:
+        found = await info.context.loaders.fact_sources.load(self.id)
+        return FactSources(
+            episodes=[Episode.of(e) for e in found.episodes],
+            interactions=[Interaction.of(i) for i in found.interactions],
+        )
+
+    @resolver(description="Facts this one replaced.")
+    async def supersedes(self, info: Info) -> list[FactChange]:
+        return [FactChange.of(r) for r in (await info.context.loaders.fact_links.load(self.id)).supersedes]
+
+    @resolver(description="Facts that replaced this one.")
+    async def superseded_by(self, info: Info) -> list[FactChange]:
+        links = await info.context.loaders.fact_links.load(self.id)
+        return [FactChange.of(r) for r in links.superseded_by]
+
+    @resolver(description="The whole supersession chain through this fact, oldest first.")
+    async def history(self, info: Info) -> list[Fact]:
+        return [Fact.of(f) for f in await info.context.loaders.fact_history.load(self.id)]
+
+    @resolver(description="Fact -> episodes -> interactions, the facts around it, and the runs.")
+    async def audit(self, info: Info) -> FactAudit:
+        context = info.context
+        provenance = await context.services.audit.audit(context.owner(self.user_id), self.id)
+        # What the audit already holds need not be fetched again by nested fields.
+        context.loaders.prime_episodes([e.episode for e in provenance.episodes])
+        context.loaders.prime_interactions(provenance.interactions)
+        return FactAudit.of(provenance)
+
+
+@strawberry.type(description="One LLM (or offline) operation, recorded for audit and cost.")
+class ConsolidationRun(Node):
+    user_id: ID = strawberry.field(description="The user (within the caller's tenant).")
+    op: str = strawberry.field(description="create_episode, merge_episode, refine_facts or answer.")
+    trigger: str = strawberry.field(description="What started it: an interaction id, question or forget.")
+    provider: str = strawberry.field(description="The consolidator: openai-compatible or offline.")
+    model: str = strawberry.field(description="The model id.")
+    status: str = strawberry.field(description="ok, or the failure class.")
+    prompt_tokens: int = strawberry.field(description="Prompt tokens as the endpoint reported them.")
+    completion_tokens: int = strawberry.field(description="Completion tokens as reported.")
+    latency_ms: float = strawberry.field(description="Wall time of the call.")
+    neighbor_count: int = strawberry.field(description="How many interactions or items it read.")
+    threshold: float | None = strawberry.field(description="The similarity threshold in force, if any.")
+    at: datetime = strawberry.field(description="When it ran.")
+    error: str | None = strawberry.field(description="The error class when it failed.")
+
+    @staticmethod
+    def of(m: models.ConsolidationRun) -> ConsolidationRun:
+        return ConsolidationRun(
+            id=ID(m.id),
+            user_id=ID(m.user_id),
+            op=m.op,
+            trigger=m.trigger or "",
+            provider=m.provider,
+            model=m.model,
+            status=m.status,
+            prompt_tokens=m.prompt_tokens,
+            completion_tokens=m.completion_tokens,
+            latency_ms=m.latency_ms,
+            neighbor_count=m.neighbor_count,
+            threshold=m.threshold,
+            at=m.at,
+            error=m.error,
+        )
+
+    @resolver(description="The memory nodes it read.")
+    async def read(self, info: Info) -> list[Node]:
+        return await load_nodes(info, (await info.context.loaders.run_links.load(self.id)).read)
+
+    @resolver(description="The memory nodes it produced.")
+    async def produced(self, info: Info) -> list[Node]:
+        return await load_nodes(info, (await info.context.loaders.run_links.load(self.id)).produced)
+
+
+async def load_node(info: Info, node_id: str) -> Node | None:
+    """Any memory node by id, dispatched on its prefix; None for unknown or foreign ids."""
+    loaders = info.context.loaders
+    prefix = node_id.split("_", 1)[0]
+    if prefix == "int":
+        interaction = await loaders.interactions.load(node_id)
+        return Interaction.of(interaction) if interaction else None
+    if prefix == "epi":
+        episode = await loaders.episodes.load(node_id)
+        return Episode.of(episode) if episode else None
+    if prefix == "fact":
+        fact = await loaders.facts.load(node_id)
+        return Fact.of(fact) if fact else None
+    if prefix == "run":
+        found = await loaders.runs.load(node_id)
+        return ConsolidationRun.of(found) if found else None
+    return None
+
+
+async def load_nodes(info: Info, ids: list[str]) -> list[Node]:
+    # Gathered, so the loaders see every id before dispatching: one batch per label.
+    found = await asyncio.gather(*(load_node(info, node_id) for node_id in ids))
+    return [node for node in found if node is not None]

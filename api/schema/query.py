@@ -1,0 +1,117 @@
+"""Queries: layered recall, answers, and browsing by user or by id (always within the key's tenant)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+
+from api.errors import not_found
+from api.schema.decorators import resolver
+from api.schema.nodes import ID, ConsolidationRun, Episode, Fact, Info, Interaction, Node, load_node
+from api.schema.recall import Answer, BudgetInput, Recall
+from api.schema.user import AsOf, User
+
+
+async def require_user(info: Info, user_id: str) -> User:
+    """The user in the caller's tenant; another tenant's users do not exist here."""
+    info.context.owner(user_id)  # validates the id
+    found = await info.context.loaders.users.load(user_id)
+    if found is None:
+        raise not_found("user", user_id)
+    return User(id=ID(found.id), created_at=found.created_at)
+
+
+UserId = Annotated[ID, strawberry.argument(description="The user, within the caller's tenant.")]
+NodeId = Annotated[ID, strawberry.argument(description="The node's id.")]
+
+
+@strawberry.type(description="Reading memory.")
+class Query:
+    @resolver(description="Memory relevant to a query: facts, episodes and raw interactions.")
+    async def recall(
+        self,
+        info: Info,
+        user_id: UserId,
+        query: Annotated[str, strawberry.argument(description="What to recall.")],
+        budget: Annotated[
+            BudgetInput | None, strawberry.argument(description="Hits per layer (default 10 / 5 / 10).")
+        ] = None,
+        as_of: AsOf = None,
+        include_consolidated: Annotated[
+            bool | None,
+            strawberry.argument(description="Also recall interactions already absorbed by episodes."),
+        ] = None,
+        lexical: Annotated[
+            bool, strawberry.argument(description="Fuse full-text hits with vector hits (ignored as of).")
+        ] = True,
+    ) -> Recall | None:
+        await require_user(info, user_id)
+        budgets = (budget or BudgetInput()).to_budgets()
+        found = await info.context.services.engine.recall(
+            info.context.owner(user_id),
+            query,
+            budgets=budgets,
+            as_of=as_of,
+            include_consolidated=include_consolidated,
+            lexical=lexical,
+        )
+        return Recall.of(found)
+
+    @resolver(description="An answer to a question from the user's memory, with its evidence.")
+    async def answer(
+        self,
+        info: Info,
+        user_id: UserId,
+        question: Annotated[str, strawberry.argument(description="The question.")],
+        as_of: AsOf = None,
+        budget: Annotated[BudgetInput | None, strawberry.argument(description="Hits per layer.")] = None,
+    ) -> Answer | None:
+        await require_user(info, user_id)
+        budgets = (budget or BudgetInput()).to_budgets()
+        found = await info.context.services.engine.answer(
+            info.context.owner(user_id), question, as_of=as_of, budgets=budgets
+        )
+        return Answer.of(found)
+
+    @resolver(description="A user of the caller's tenant.")
+    async def user(self, info: Info, id: UserId) -> User | None:
+        return await require_user(info, id)
+
+    @resolver(description="A fact by id, with its provenance and history.")
+    async def fact(self, info: Info, id: NodeId) -> Fact | None:
+        found = await info.context.loaders.facts.load(id)
+        if found is None:
+            raise not_found("fact", id)
+        return Fact.of(found)
+
+    @resolver(description="An episode version by id, with its other versions.")
+    async def episode(self, info: Info, id: NodeId) -> Episode | None:
+        found = await info.context.loaders.episodes.load(id)
+        if found is None:
+            raise not_found("episode", id)
+        return Episode.of(found)
+
+    @resolver(description="An interaction by id, with what memory derived from it.")
+    async def interaction(self, info: Info, id: NodeId) -> Interaction | None:
+        found = await info.context.loaders.interactions.load(id)
+        if found is None:
+            raise not_found("interaction", id)
+        return Interaction.of(found)
+
+    @resolver(description="A consolidation run by id.")
+    async def consolidation_run(self, info: Info, id: NodeId) -> ConsolidationRun | None:
+        found = await info.context.loaders.runs.load(id)
+        if found is None:
+            raise not_found("consolidation run", id)
+        return ConsolidationRun.of(found)
+
+    @resolver(description="Any memory node by its globally unique id (Relay).")
+    async def node(self, info: Info, id: NodeId) -> Node | None:
+        found = await load_node(info, id)
+        if found is None:
+            raise not_found("node", id)
+        return found
+
+
+__all__ = ["Query", "require_user"]

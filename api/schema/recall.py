@@ -1,0 +1,118 @@
+"""Layered recall and answers: the three layers with scores and the interactions behind each hit."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+
+from api.errors import bad_input
+from api.schema.decorators import resolver
+from api.schema.nodes import ID, Episode, Fact, Info, Interaction, Node, load_nodes
+from consolidation import types as engine_types
+from graph import models
+
+MAX_BUDGET = 100
+
+
+@strawberry.input(description="How many hits each layer may contribute (RecMem's defaults: 10 / 5 / 10).")
+class BudgetInput:
+    subconscious: int = strawberry.field(default=10, description="Raw interactions (0 to 100).")
+    episodic: int = strawberry.field(default=5, description="Episodes (0 to 100).")
+    semantic: int = strawberry.field(default=10, description="Facts (0 to 100).")
+
+    def to_budgets(self) -> engine_types.Budgets:
+        for name in ("subconscious", "episodic", "semantic"):
+            if not 0 <= getattr(self, name) <= MAX_BUDGET:
+                raise bad_input(f"budget.{name} must be between 0 and {MAX_BUDGET}")
+        return engine_types.Budgets(self.subconscious, self.episodic, self.semantic)
+
+
+async def _sources(info: Info, ids: list[str]) -> list[Interaction]:
+    return [node for node in await load_nodes(info, ids) if isinstance(node, Interaction)]
+
+
+@strawberry.type(description="A raw interaction recalled by similarity.")
+class InteractionHit:
+    score: float = strawberry.field(description="Cosine similarity to the query (0 if found lexically only).")
+    interaction: Interaction = strawberry.field(description="The interaction.")
+
+
+@strawberry.type(description="An episode recalled by similarity, with the interactions it rests on.")
+class EpisodeHit:
+    score: float = strawberry.field(description="Cosine similarity to the query (0 if found lexically only).")
+    episode: Episode = strawberry.field(description="The episode version.")
+    source_ids: list[ID] = strawberry.field(description="Ids of its source interactions.")
+
+    @resolver(description="Its source interactions (provenance).")
+    async def sources(self, info: Info) -> list[Interaction]:
+        return await _sources(info, list(self.source_ids))
+
+
+@strawberry.type(description="A fact recalled by similarity, with the interactions that state it.")
+class FactHit:
+    score: float = strawberry.field(description="Cosine similarity to the query (0 if found lexically only).")
+    fact: Fact = strawberry.field(description="The fact.")
+    source_ids: list[ID] = strawberry.field(description="Ids of the interactions that state it.")
+
+    @resolver(description="The interactions that state it (provenance).")
+    async def sources(self, info: Info) -> list[Interaction]:
+        return await _sources(info, list(self.source_ids))
+
+
+@strawberry.type(description="Memory relevant to a query, layer by layer.")
+class Recall:
+    query: str = strawberry.field(description="The query as asked.")
+    as_of: datetime | None = strawberry.field(description="The time memory was read as of, if any.")
+    subconscious: list[InteractionHit] = strawberry.field(description="Raw interactions.")
+    episodic: list[EpisodeHit] = strawberry.field(description="Episode versions.")
+    semantic: list[FactHit] = strawberry.field(description="Facts.")
+
+    @staticmethod
+    def of(r: engine_types.Recall) -> Recall:
+        return Recall(
+            query=r.query,
+            as_of=r.as_of,
+            subconscious=[
+                InteractionHit(score=h.score, interaction=Interaction.of(h.item))
+                for h in r.subconscious
+                if isinstance(h.item, models.Interaction)
+            ],
+            episodic=[
+                EpisodeHit(
+                    score=h.score, episode=Episode.of(h.item), source_ids=[ID(i) for i in h.interaction_ids]
+                )
+                for h in r.episodic
+                if isinstance(h.item, models.Episode)
+            ],
+            semantic=[
+                FactHit(score=h.score, fact=Fact.of(h.item), source_ids=[ID(i) for i in h.interaction_ids])
+                for h in r.semantic
+                if isinstance(h.item, models.Fact)
+            ],
+        )
+
+
+@strawberry.type(description="An answer from memory, with the evidence it used.")
+class Answer:
+    text: str = strawberry.field(description="The answer.")
+    used_ids: list[ID] = strawberry.field(description="Ids of the memory items the answer rests on.")
+    recall: Recall = strawberry.field(description="Everything that was recalled for the question.")
+    run_id: ID | None = strawberry.field(description="The ConsolidationRun recording this answer's cost.")
+    prompt_tokens: int = strawberry.field(description="Prompt tokens spent.")
+    completion_tokens: int = strawberry.field(description="Completion tokens spent.")
+
+    @resolver(description="The memory items the answer rests on.")
+    async def used(self, info: Info) -> list[Node]:
+        return await load_nodes(info, list(self.used_ids))
+
+    @staticmethod
+    def of(a: engine_types.Answer) -> Answer:
+        return Answer(
+            text=a.text,
+            used_ids=[ID(i) for i in a.used_ids],
+            recall=Recall.of(a.recall),
+            run_id=ID(a.run_id) if a.run_id else None,
+            prompt_tokens=a.prompt_tokens,
+            completion_tokens=a.completion_tokens,
+        )

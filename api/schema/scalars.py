@@ -1,0 +1,46 @@
+"""The DateTime scalar: ISO 8601 with an explicit offset in, UTC with `Z` out.
+
+Naive times are refused rather than guessed: memory is anchored in time, and a wrong zone would
+silently move facts across days.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import strawberry
+from graphql import StringValueNode, ValueNode
+from strawberry.types.scalar import ScalarDefinition
+
+
+def serialize(value: datetime) -> str:
+    moment = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def parse_value(value: Any) -> datetime:
+    if not isinstance(value, str):
+        raise ValueError("DateTime must be an ISO 8601 string")
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"not an ISO 8601 date-time: {value[:40]!r}") from None
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("DateTime needs a timezone offset, e.g. 2024-05-01T09:00:00Z")
+    return moment.astimezone(UTC)
+
+
+def parse_literal(node: ValueNode, _variables: dict[str, Any] | None = None) -> datetime:
+    if not isinstance(node, StringValueNode):
+        raise ValueError("DateTime must be an ISO 8601 string")
+    return parse_value(node.value)
+
+
+DATETIME: ScalarDefinition = strawberry.scalar(
+    name="DateTime",
+    description="An ISO 8601 date-time with a timezone offset; always returned in UTC (`Z`).",
+    serialize=serialize,
+    parse_value=parse_value,
+    parse_literal=parse_literal,
+)

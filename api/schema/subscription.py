@@ -1,0 +1,38 @@
+"""Subscription: consolidation events of one user as they happen in this service process."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Annotated
+
+import strawberry
+
+from api.schema.decorators import subscription
+from api.schema.events import ConsolidationAction, ConsolidationEvent
+from api.schema.nodes import Info
+from api.schema.query import UserId, require_user
+
+DEFAULT_ACTIONS = (ConsolidationAction.CREATED, ConsolidationAction.MERGED)
+
+
+@strawberry.type(description="Live memory events.")
+class Subscription:
+    @subscription(
+        description="An event per consolidation of the user: an episode created or merged, with its facts. "
+        "Events come from consolidations run by this service process."
+    )
+    async def consolidations(
+        self,
+        info: Info,
+        user_id: UserId,
+        actions: Annotated[
+            list[ConsolidationAction] | None,
+            strawberry.argument(description="Which decisions to report (default: CREATED, MERGED)."),
+        ] = None,
+    ) -> AsyncGenerator[ConsolidationEvent, None]:
+        await require_user(info, user_id)
+        wanted = set(actions or DEFAULT_ACTIONS)
+        async for outcome in info.context.services.engine.subscribe(info.context.owner(user_id)):
+            if ConsolidationAction(outcome.action) in wanted:
+                info.context.fresh_loaders()
+                yield ConsolidationEvent.of(user_id, outcome)

@@ -1,0 +1,165 @@
+"""A user of the caller's tenant: stats and the four listings as Relay connections."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import strawberry
+
+from api.errors import not_found
+from api.schema.connections import Connection, connection, page_request
+from api.schema.decorators import resolver
+from api.schema.nodes import ID, ConsolidationRun, Episode, Fact, FactStatus, Info, Interaction
+from graph.browse import UserStats as UserStatsRecord
+
+# Arguments every connection takes (Relay plus a time window on the listing's own time field).
+First = Annotated[int | None, strawberry.argument(description="Page size, reading forward.")]
+After = Annotated[str | None, strawberry.argument(description="Start after this cursor.")]
+Last = Annotated[int | None, strawberry.argument(description="Page size, reading backward.")]
+Before = Annotated[str | None, strawberry.argument(description="End before this cursor.")]
+Since = Annotated[datetime | None, strawberry.argument(description="Only items at or after this time.")]
+Until = Annotated[datetime | None, strawberry.argument(description="Only items before this time.")]
+AsOf = Annotated[
+    datetime | None,
+    strawberry.argument(description="Only what was valid at this time (valid time, not storage time)."),
+]
+
+
+@strawberry.type(description="Sizes of a user's memory and what consolidation has cost.")
+class UserStats:
+    interactions: int = strawberry.field(description="Interactions stored.")
+    consolidated: int = strawberry.field(description="Interactions absorbed into episodes.")
+    episodes: int = strawberry.field(description="Episodes (current versions).")
+    episode_versions: int = strawberry.field(description="Episode versions, old ones included.")
+    active_facts: int = strawberry.field(description="Facts in force.")
+    superseded_facts: int = strawberry.field(description="Facts replaced by newer ones.")
+    runs: int = strawberry.field(description="Consolidation and answer runs recorded.")
+    prompt_tokens: int = strawberry.field(description="Prompt tokens spent in total.")
+    completion_tokens: int = strawberry.field(description="Completion tokens spent in total.")
+
+    @staticmethod
+    def of(s: UserStatsRecord) -> UserStats:
+        return UserStats(**s.__dict__)
+
+
+@strawberry.type(description="One user of the caller's tenant and everything memory holds about them.")
+class User:
+    id: ID = strawberry.field(description="The user id (unique within the tenant).")
+    created_at: datetime | None = strawberry.field(description="When memory first heard of the user.")
+
+    @resolver(description="Sizes of this user's memory and its cost.")
+    async def stats(self, info: Info) -> UserStats:
+        found = await info.context.services.audit.stats(info.context.owner(self.id))
+        if found is None:
+            raise not_found("user", self.id)
+        return UserStats.of(found)
+
+    @resolver(description="Interactions in stream order; time filters apply to occurredAt.")
+    async def interactions(
+        self,
+        info: Info,
+        first: First = None,
+        after: After = None,
+        last: Last = None,
+        before: Before = None,
+        since: Since = None,
+        until: Until = None,
+        consolidated: Annotated[
+            bool | None, strawberry.argument(description="Only (un)consolidated interactions.")
+        ] = None,
+        session_id: Annotated[str | None, strawberry.argument(description="Only this session.")] = None,
+    ) -> Connection[Interaction]:
+        request = page_request(
+            first=first,
+            after=after,
+            last=last,
+            before=before,
+            since=since,
+            until=until,
+            max_size=info.context.services.settings.max_page_size,
+        )
+        page = await info.context.services.audit.interaction_page(
+            info.context.owner(self.id), request, consolidated=consolidated, session_id=session_id
+        )
+        return connection(page, request, Interaction.of)
+
+    @resolver(description="Episode versions in valid-time order; time filters apply to validFrom.")
+    async def episodes(
+        self,
+        info: Info,
+        first: First = None,
+        after: After = None,
+        last: Last = None,
+        before: Before = None,
+        since: Since = None,
+        until: Until = None,
+        current: Annotated[
+            bool | None, strawberry.argument(description="Only current (true) or old (false) versions.")
+        ] = None,
+        as_of: AsOf = None,
+    ) -> Connection[Episode]:
+        request = page_request(
+            first=first,
+            after=after,
+            last=last,
+            before=before,
+            since=since,
+            until=until,
+            max_size=info.context.services.settings.max_page_size,
+        )
+        page = await info.context.services.audit.episode_page(
+            info.context.owner(self.id), request, current=current, as_of=as_of
+        )
+        return connection(page, request, Episode.of)
+
+    @resolver(description="Facts in valid-time order; time filters apply to validFrom.")
+    async def facts(
+        self,
+        info: Info,
+        first: First = None,
+        after: After = None,
+        last: Last = None,
+        before: Before = None,
+        since: Since = None,
+        until: Until = None,
+        status: Annotated[FactStatus | None, strawberry.argument(description="Only this status.")] = None,
+        as_of: AsOf = None,
+    ) -> Connection[Fact]:
+        request = page_request(
+            first=first,
+            after=after,
+            last=last,
+            before=before,
+            since=since,
+            until=until,
+            max_size=info.context.services.settings.max_page_size,
+        )
+        page = await info.context.services.audit.fact_page(
+            info.context.owner(self.id), request, status=status.value if status else None, as_of=as_of
+        )
+        return connection(page, request, Fact.of)
+
+    @resolver(description="Consolidation and answer runs in time order; time filters apply to at.")
+    async def consolidation_runs(
+        self,
+        info: Info,
+        first: First = None,
+        after: After = None,
+        last: Last = None,
+        before: Before = None,
+        since: Since = None,
+        until: Until = None,
+        op: Annotated[str | None, strawberry.argument(description="Only runs of this operation.")] = None,
+    ) -> Connection[ConsolidationRun]:
+        request = page_request(
+            first=first,
+            after=after,
+            last=last,
+            before=before,
+            since=since,
+            until=until,
+            max_size=info.context.services.settings.max_page_size,
+        )
+        page = await info.context.services.audit.run_page(info.context.owner(self.id), request, op=op)
+        return connection(page, request, ConsolidationRun.of)

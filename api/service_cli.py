@@ -1,0 +1,173 @@
+"""`recmem serve` and `recmem keys ...`: registered on the main CLI by `api.cli`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+import typer
+import uvicorn
+from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError, ServiceUnavailable
+
+from api.app import create_app
+from api.settings import ApiSettings
+from consolidation.access import AccessKeys, ApiKey
+from consolidation.wiring import AppSettings
+from graph.database import Database
+from graph.errors import GraphError
+from graph.local_server import LocalNeo4j
+from graph.settings import Neo4jSettings
+
+T = TypeVar("T")
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+keys_app = typer.Typer(
+    help="API keys: each belongs to one tenant; shown once, stored hashed.", no_args_is_help=True
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)
+    app.add_typer(keys_app, name="keys")
+
+
+def _fail(error: Exception) -> None:
+    typer.secho(f"error: {error}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(1)
+
+
+# -- the local Neo4j, when the URI points at it -------------------------------------------------
+
+
+def points_at_local_server(settings: Neo4jSettings) -> bool:
+    parts = urlsplit(settings.uri)
+    return parts.scheme in ("bolt", "neo4j") and parts.hostname in LOCAL_HOSTS and parts.port == settings.port
+
+
+def reachable(settings: Neo4jSettings) -> bool:
+    password = settings.resolved_password()
+    auth = (settings.user, password) if password is not None else None
+    try:
+        with GraphDatabase.driver(settings.uri, auth=auth, connection_timeout=3.0) as driver:
+            driver.verify_connectivity()
+    except AuthError:
+        return True  # someone answers; the credentials are the service's problem to report
+    except (ServiceUnavailable, OSError):
+        return False
+    return True
+
+
+def ensure_local_neo4j(settings: Neo4jSettings) -> None:
+    """Start the project's local Neo4j when the URI points at it and nothing answers there."""
+    if not points_at_local_server(settings) or reachable(settings):
+        return
+    typer.echo(f"starting the local Neo4j at {settings.uri} (first start fetches the jars) ...")
+    typer.echo(LocalNeo4j(settings).start().describe())
+
+
+# -- serve --------------------------------------------------------------------------------------
+
+
+def serve(
+    host: str | None = typer.Option(None, help="Listen address (default RECMEM_API_HOST or 127.0.0.1)."),
+    port: int | None = typer.Option(None, help="Port (default RECMEM_API_PORT or 8080; 0 picks a free one)."),
+    log_level: str = typer.Option("info", help="uvicorn log level."),
+) -> None:
+    """Run the GraphQL service (starting the local Neo4j if needed) and print the GraphiQL URL."""
+    settings = AppSettings()
+    api = ApiSettings()
+    api = api.model_copy(update={"host": host or api.host, "port": api.port if port is None else port})
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        ensure_local_neo4j(settings.neo4j)
+    except GraphError as error:
+        _fail(error)
+    config = uvicorn.Config(
+        create_app(settings, api), host=api.host, port=api.port, log_level=log_level, lifespan="on"
+    )
+    asyncio.run(_serve(uvicorn.Server(config), api.host))
+
+
+async def _serve(server: uvicorn.Server, host: str) -> None:
+    task = asyncio.create_task(server.serve())
+    # uvicorn exposes start-up only as a flag, so poll it briefly.
+    while not server.started and not task.done():  # noqa: ASYNC110
+        await asyncio.sleep(0.05)
+    if server.started:
+        port = server.servers[0].sockets[0].getsockname()[1]
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
+        typer.echo(f"GraphiQL: http://{shown}:{port}/graphql  (header Authorization: Bearer <key>)")
+    await task
+
+
+# -- keys ---------------------------------------------------------------------------------------
+
+
+def _with_keys(work: Callable[[AccessKeys], Awaitable[T]]) -> T:
+    settings = Neo4jSettings()
+    ensure_local_neo4j(settings)
+
+    async def run() -> T:
+        db = Database.connect(settings)
+        try:
+            return await work(AccessKeys(db))
+        finally:
+            await db.close()
+
+    try:
+        return asyncio.run(run())
+    except GraphError as error:
+        _fail(error)
+        raise
+
+
+def _describe(key: ApiKey) -> dict[str, str | None]:
+    return {
+        "id": key.id,
+        "tenant": key.tenant,
+        "name": key.name,
+        "prefix": key.prefix,
+        "created_at": key.created_at.isoformat(),
+        "revoked_at": key.revoked_at.isoformat() if key.revoked_at else None,
+    }
+
+
+@keys_app.command("create")
+def keys_create(
+    tenant: str = typer.Option(..., help="The tenant the key gives access to (created on first use)."),
+    name: str | None = typer.Option(None, help="A label to recognise the key by."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Create a key. Its secret is printed once, now, and stored only as a hash."""
+    issued = _with_keys(lambda keys: keys.create(tenant, name))
+    if as_json:
+        typer.echo(json.dumps({**_describe(issued.key), "key": issued.secret}))
+        return
+    typer.echo(f"id:     {issued.key.id}\ntenant: {issued.key.tenant}\nkey:    {issued.secret}")
+    typer.secho("Store the key now: it is not shown again.", fg=typer.colors.YELLOW, err=True)
+
+
+@keys_app.command("list")
+def keys_list(
+    tenant: str | None = typer.Option(None, help="Only this tenant's keys."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON lines."),
+) -> None:
+    """List keys (never their secrets)."""
+    for key in _with_keys(lambda keys: keys.list(tenant)):
+        if as_json:
+            typer.echo(json.dumps(_describe(key)))
+            continue
+        state = f"revoked {key.revoked_at:%Y-%m-%d %H:%M}" if key.revoked_at else "active"
+        typer.echo(f"{key.id}  {key.tenant}  {key.prefix}...  {key.name or '-'}  {state}")
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: str = typer.Argument(..., help="The key's id (from `recmem keys list`).")) -> None:
+    """Revoke a key: every request with it is refused from now on."""
+    key = _with_keys(lambda keys: keys.revoke(key_id))
+    typer.echo(f"revoked {key.id} ({key.tenant})")

@@ -1,0 +1,85 @@
+"""Everything a request needs, built once per process in the app's lifespan."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
+
+from api.auth import Authenticator
+from api.limits import RateLimiter
+from api.settings import ApiSettings
+from consolidation.access import AccessKeys
+from consolidation.audit import MemoryAudit
+from consolidation.engine import MemoryEngine
+from consolidation.forgetting import Forgetter
+from graph.errors import StoreUnavailable
+from graph.schema import migrate
+
+log = logging.getLogger("api.services")
+
+
+@dataclass
+class Readiness:
+    """`/readyz` is green once the schema has been migrated and while Neo4j answers."""
+
+    migrated: bool = False
+    error: str | None = None
+
+
+@dataclass
+class Services:
+    engine: MemoryEngine
+    audit: MemoryAudit
+    forgetter: Forgetter
+    keys: AccessKeys
+    authenticator: Authenticator
+    limiter: RateLimiter
+    settings: ApiSettings
+    readiness: Readiness = field(default_factory=Readiness)
+    _migrating: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @classmethod
+    def build(cls, engine: MemoryEngine, settings: ApiSettings) -> Services:
+        keys = AccessKeys(engine.db)
+        return cls(
+            engine=engine,
+            audit=MemoryAudit(engine.db, engine.embedder.dimension),
+            forgetter=Forgetter(engine.db, engine.embedder, engine.consolidator, engine.settings),
+            keys=keys,
+            authenticator=Authenticator(keys, settings.auth_cache_s),
+            limiter=RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst),
+            settings=settings,
+        )
+
+    async def ensure_ready(self) -> None:
+        """Migrate the schema if that has not succeeded yet (Neo4j may have been down at start).
+
+        Raises StoreUnavailable while Neo4j cannot be reached; SchemaMismatch is a configuration
+        error and propagates as such.
+        """
+        if self.readiness.migrated:
+            return
+        async with self._migrating:
+            if self.readiness.migrated:
+                return
+            embedder = self.engine.embedder
+            try:
+                result = await migrate(self.engine.db, embedder.name, embedder.dimension)
+            except (ServiceUnavailable, SessionExpired, OSError, StoreUnavailable) as error:
+                self.readiness.error = f"Neo4j is not reachable: {error}"
+                raise StoreUnavailable(self.readiness.error) from error
+            self.readiness.migrated, self.readiness.error = True, None
+            if result.created:
+                log.info("schema migrated: created %s", ", ".join(result.created))
+
+    async def check_ready(self) -> str | None:
+        """None when ready, else why not."""
+        try:
+            await self.ensure_ready()
+            await self.engine.db.ping()
+        except StoreUnavailable as error:
+            return str(error)
+        return None

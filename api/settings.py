@@ -1,0 +1,38 @@
+"""Settings of the HTTP/GraphQL service (env prefix ``RECMEM_API_``)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ApiSettings(BaseSettings):
+    """Where the service listens and the limits it enforces on every request."""
+
+    model_config = SettingsConfigDict(env_prefix="RECMEM_API_", env_file=".env", extra="ignore")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=0, le=65535)
+
+    # Documents: depth of nested selections, lexer tokens, and aliases (alias floods multiply work).
+    max_query_depth: int = Field(default=12, ge=2)
+    max_tokens: int = Field(default=2000, ge=10)
+    max_aliases: int = Field(default=15, ge=0)
+    # Interactions per rememberBatch, items per page, and the raw request body size.
+    max_batch: int = Field(default=100, ge=1, le=10_000)
+    max_page_size: int = Field(default=100, ge=1, le=1000)
+    max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+    # A request that runs longer is cancelled (its transaction rolls back) and answers UNAVAILABLE.
+    request_timeout_s: float = Field(default=120.0, gt=0)
+
+    # Token bucket per API key: sustained requests per second and burst; 0 disables the limit.
+    rate_limit_per_s: float = Field(default=50.0, ge=0)
+    rate_limit_burst: int = Field(default=200, ge=1)
+    # Seconds a successful key lookup is reused; 0 checks Neo4j on every request, so a revoked key
+    # is refused at once by every process.
+    auth_cache_s: float = Field(default=0.0, ge=0)
+
+    graphiql: bool = True
+    # Browser origins allowed to open the websocket besides the service's own (e.g. a frontend).
+    websocket_origins: list[str] = Field(default_factory=list)
+    max_subscriptions_per_connection: int = Field(default=20, ge=1)

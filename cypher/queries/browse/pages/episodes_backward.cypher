@@ -1,0 +1,14 @@
+// A user's episode versions in reverse valid-time order, before a cursor.
+// Keyset pagination on (key, id): the cursor holds the last key and id seen, so pages stay stable
+// while new memory arrives. Every filter is a parameter; a null parameter disables its filter.
+MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
+WITH n, n.valid_from.epochSeconds * 1000000000 + n.valid_from.nanosecond AS key
+WHERE ($after_key IS NULL OR key > $after_key OR (key = $after_key AND n.id > $after_id))
+  AND ($before_key IS NULL OR key < $before_key OR (key = $before_key AND n.id < $before_id))
+  AND ($since IS NULL OR n.valid_from >= $since)
+  AND ($until IS NULL OR n.valid_from < $until)
+  AND ($current IS NULL OR n.current = $current)
+  AND ($as_of IS NULL OR (n.valid_from <= $as_of AND (n.superseded_at IS NULL OR n.superseded_at > $as_of)))
+RETURN n {.*, embedding: null} AS node, key
+ORDER BY key DESC, n.id DESC
+LIMIT $limit

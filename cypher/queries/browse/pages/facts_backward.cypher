@@ -1,0 +1,15 @@
+// A user's facts in reverse valid-time order, before a cursor.
+// Keyset pagination on (key, id): the cursor holds the last key and id seen, so pages stay stable
+// while new memory arrives. Every filter is a parameter; a null parameter disables its filter.
+MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
+WITH n, n.valid_from.epochSeconds * 1000000000 + n.valid_from.nanosecond AS key
+WHERE ($after_key IS NULL OR key > $after_key OR (key = $after_key AND n.id > $after_id))
+  AND ($before_key IS NULL OR key < $before_key OR (key = $before_key AND n.id < $before_id))
+  AND ($since IS NULL OR n.valid_from >= $since)
+  AND ($until IS NULL OR n.valid_from < $until)
+  AND ($status IS NULL OR n.status = $status)
+  AND ($as_of IS NULL OR (n.valid_from <= $as_of AND (n.valid_to IS NULL OR n.valid_to > $as_of)
+                          AND n.status <> 'retracted'))
+RETURN n {.*, embedding: null} AS node, key
+ORDER BY key DESC, n.id DESC
+LIMIT $limit

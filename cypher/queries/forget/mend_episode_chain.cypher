@@ -1,0 +1,16 @@
+// Before an episode version that exists only because of the forgotten interaction is removed, its
+// chain is mended: the newer version supersedes the older one directly, or, if it was the newest,
+// the older version becomes current again.
+MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: $id})
+OPTIONAL MATCH (e)-[:SUPERSEDES]->(older:Episode)
+OPTIONAL MATCH (newer:Episode)-[s:SUPERSEDES]->(e)
+CALL (older, newer, s) {
+  WITH older, newer, s WHERE older IS NOT NULL AND newer IS NOT NULL
+  CREATE (newer)-[:SUPERSEDES {run_id: s.run_id, at: s.at}]->(older)
+  SET older.superseded_at = newer.valid_from
+}
+CALL (e, older, newer) {
+  WITH e, older, newer WHERE older IS NOT NULL AND newer IS NULL
+  SET older.current = e.current, older.superseded_at = e.superseded_at
+}
+RETURN count(*) AS mended

@@ -1,0 +1,31 @@
+// What forgetting one interaction touches, read while holding the user's consolidation lease:
+// every episode version and fact derived from it, and what else each of them rests on. An episode
+// version also reports the sources of the version it superseded, so the caller can tell whether
+// the version exists only because of this interaction (a merge that added nothing else).
+MATCH (x:Interaction {tenant: $tenant, user_id: $user_id, id: $id})
+CALL (x) {
+  OPTIONAL MATCH (e:Episode)-[:DERIVED_FROM]->(x)
+  WHERE e.tenant = $tenant AND e.user_id = $user_id
+  OPTIONAL MATCH (e)-[:SUPERSEDES]->(previous:Episode)
+  WITH x, e, previous WHERE e IS NOT NULL
+  RETURN collect({
+    id: e.id,
+    version: e.version,
+    remaining: [(e)-[:DERIVED_FROM]->(o:Interaction) WHERE o <> x | o.id],
+    previous_id: previous.id,
+    previous_sources: CASE WHEN previous IS NULL THEN []
+      ELSE [(previous)-[:DERIVED_FROM]->(p:Interaction) | p.id] END
+  }) AS episodes
+}
+CALL (x) {
+  OPTIONAL MATCH (f:Fact)-[:DERIVED_FROM]->(x)
+  WHERE f.tenant = $tenant AND f.user_id = $user_id
+  WITH x, f WHERE f IS NOT NULL
+  RETURN collect({
+    id: f.id,
+    remaining: [(f)-[:DERIVED_FROM]->(o:Interaction) WHERE o <> x | o.id],
+    episode_ids: [(f)-[:DERIVED_FROM]->(e:Episode) | e.id],
+    embedding: f.embedding
+  }) AS facts
+}
+RETURN x.id AS id, episodes, facts

@@ -1,0 +1,9 @@
+// Surviving episode versions get a summary rebuilt from their remaining interactions only, and a
+// new embedding; rebuilt_at marks that their text was regenerated after a forget.
+UNWIND $rows AS r
+MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: r.id})
+SET e.title = r.title, e.summary = r.summary,
+    e.first_at = datetime(r.first_at), e.last_at = datetime(r.last_at), e.rebuilt_at = datetime()
+WITH e, r
+CALL db.create.setNodeVectorProperty(e, 'embedding', r.embedding)
+RETURN count(e) AS rewritten

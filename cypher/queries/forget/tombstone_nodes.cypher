@@ -1,0 +1,19 @@
+// Erases nodes of one label by id without removing them from their vector index.
+// Why: on Neo4j 2026.08, a quantized vector index with filter properties (`WITH [n.tenant, ...]`)
+// breaks for good (every filtered SEARCH fails with "Index ... out of bounds") once a node whose
+// filter property was ever updated (consolidated, current, status) leaves the index. So such nodes
+// are emptied instead: every edge and property goes, the vector becomes a constant, the node
+// belongs to no tenant and gets the Erased label. Nothing of the forgotten content remains.
+CYPHER 25
+UNWIND $ids AS node_id
+MATCH (n:$($label) {id: node_id})
+WHERE n.tenant = $tenant AND n.user_id = $user_id
+CALL (n) {
+  MATCH (n)-[r]-()
+  DELETE r
+}
+SET n = {id: 'erased_' + randomUUID(), tenant: '', user_id: '', erased: true}
+SET n:Erased
+WITH n
+CALL db.create.setNodeVectorProperty(n, 'embedding', $neutral)
+RETURN count(n) AS erased

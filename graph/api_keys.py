@@ -1,0 +1,105 @@
+"""API keys: random secrets shown once, stored as sha256 hashes on `ApiKey` nodes of a `Tenant`."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph.database import Database
+from graph.errors import NotFound
+from graph.models import new_id, to_python
+from graph.validation import require_name
+
+# Recognisable in logs and secret scanners; the random part carries 256 bits.
+KEY_PREFIX = "rmk_"
+SHOWN_PREFIX_CHARS = 10
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A key as stored: never the secret, never its hash."""
+
+    id: str
+    tenant: str
+    name: str | None
+    prefix: str
+    created_at: datetime
+    revoked_at: datetime | None
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    """The one moment the secret exists outside the caller's hands."""
+
+    key: ApiKey
+    secret: str
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: the key's id and the tenant every resolver is scoped to."""
+
+    key_id: str
+    tenant: str
+
+
+def hash_secret(secret: str) -> str:
+    # A 256-bit random secret needs no salt or slow hash: there is nothing to brute-force.
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+class ApiKeyStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def create(self, tenant: str, name: str | None = None) -> IssuedKey:
+        require_name("tenant", tenant)
+        if name is not None:
+            require_name("key name", name)
+        secret = KEY_PREFIX + secrets.token_urlsafe(32)
+        rows = await self.db.write(
+            "queries/api_keys/create",
+            id=new_id("key"),
+            tenant=tenant,
+            hash=hash_secret(secret),
+            prefix=secret[:SHOWN_PREFIX_CHARS],
+            label=name,
+        )
+        return IssuedKey(_key_from(rows[0]["key"]), secret)
+
+    async def list(self, tenant: str | None = None) -> list[ApiKey]:
+        rows = await self.db.read("queries/api_keys/list", tenant=tenant)
+        return [_key_from(r["key"]) for r in rows]
+
+    async def revoke(self, key_id: str) -> ApiKey:
+        rows = await self.db.write("queries/api_keys/revoke", id=key_id)
+        if not rows:
+            raise NotFound(f"api key {key_id!r} not found")
+        return _key_from(rows[0]["key"])
+
+    async def authenticate(self, secret: str) -> Principal | None:
+        """The principal for a valid, unrevoked key; None for anything else."""
+        if not secret.startswith(KEY_PREFIX) or len(secret) > 256:
+            return None
+        rows = await self.db.read("queries/api_keys/authenticate", hash=hash_secret(secret))
+        if not rows:
+            return None
+        return Principal(key_id=rows[0]["id"], tenant=rows[0]["tenant"])
+
+
+def _key_from(data: dict[str, Any]) -> ApiKey:
+    return ApiKey(
+        id=data["id"],
+        tenant=data["tenant"],
+        name=data.get("name"),
+        prefix=data["prefix"],
+        created_at=to_python(data["created_at"]),
+        revoked_at=to_python(data.get("revoked_at")),
+    )

@@ -1,0 +1,272 @@
+"""Erasing memory on request: one interaction and what rests only on it, or a whole user.
+
+Forgetting an interaction is planned first (`plan`), then the caller prepares rewritten texts for
+the episode versions and facts that survive (an LLM or offline call, outside any transaction), and
+`erase_interaction` applies everything in one transaction, only while the caller still holds the
+user's consolidation lease. So either all of it happens or none of it does, and no consolidation
+can interleave.
+
+Nodes in a quantized vector index are emptied in place rather than deleted (a Neo4j 2026.08 bug
+breaks such an index when certain nodes leave it; see cypher/queries/forget/tombstone_nodes.cypher).
+Either way no property or edge of the erased node survives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+# The commit's own run writer: rebuild calls are accounted exactly like consolidation calls.
+from graph.consolidations import _record_runs, _require_lease, label_of
+from graph.database import Database, run
+from graph.errors import InvalidInput, NotFound
+from graph.models import Owner, RunWrite
+from graph.validation import require_text, require_vector
+
+
+@dataclass(frozen=True)
+class EpisodeTouch:
+    """An episode version derived (among others) from the interaction being forgotten."""
+
+    id: str
+    version: int
+    remaining: list[str]
+    previous_id: str | None
+    previous_sources: list[str]
+
+    @property
+    def erased(self) -> bool:
+        """True when the version exists only because of the forgotten interaction: it rests on
+        nothing else, or it is a merge whose only new turn was that interaction."""
+        if self.previous_id is None:
+            return not self.remaining
+        return set(self.remaining) <= set(self.previous_sources)
+
+
+@dataclass(frozen=True)
+class FactTouch:
+    """A fact stated (among others) by the interaction being forgotten."""
+
+    id: str
+    remaining: list[str]
+    episode_ids: list[str]
+    embedding: list[float]
+
+    @property
+    def erased(self) -> bool:
+        # The turns that state a fact are its evidence; without any, the fact goes.
+        return not self.remaining
+
+
+@dataclass(frozen=True)
+class InteractionPlan:
+    interaction_id: str
+    episodes: list[EpisodeTouch]
+    facts: list[FactTouch]
+
+
+@dataclass(frozen=True)
+class EpisodeRewrite:
+    id: str
+    title: str
+    summary: str
+    embedding: list[float]
+    first_at: datetime
+    last_at: datetime
+
+
+@dataclass(frozen=True)
+class FactRewrite:
+    id: str
+    text: str
+    kind: str
+    embedding: list[float]
+
+
+@dataclass(frozen=True)
+class InteractionErasure:
+    """Everything one forget changes, prepared before the transaction that applies it."""
+
+    interaction_id: str
+    lease_holder: str
+    episode_ids: list[str] = field(default_factory=list)
+    fact_ids: list[str] = field(default_factory=list)
+    episode_rewrites: list[EpisodeRewrite] = field(default_factory=list)
+    fact_rewrites: list[FactRewrite] = field(default_factory=list)
+    runs: list[RunWrite] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What forgetting one interaction removed, rebuilt and restored."""
+
+    interaction_ids: list[str]
+    episode_ids: list[str]
+    fact_ids: list[str]
+    run_ids: list[str]
+    rebuilt_episode_ids: list[str]
+    rebuilt_fact_ids: list[str]
+    restored_fact_ids: list[str]
+
+
+@dataclass(frozen=True)
+class UserForgotten:
+    user_id: str
+    interactions: int
+    episodes: int
+    facts: int
+    runs: int
+
+
+class ForgetStore:
+    def __init__(self, db: Database, dimension: int) -> None:
+        self.db = db
+        self.dimension = dimension
+        self._quantized: set[str] | None = None
+
+    async def plan(self, owner: Owner, interaction_id: str) -> InteractionPlan:
+        rows = await self.db.read("queries/forget/plan_interaction", **owner.params(), id=interaction_id)
+        if not rows:
+            raise NotFound(f"interaction {interaction_id!r} not found")
+        row = rows[0]
+        return InteractionPlan(
+            interaction_id=row["id"],
+            episodes=[
+                EpisodeTouch(
+                    e["id"], int(e["version"]), e["remaining"], e["previous_id"], e["previous_sources"]
+                )
+                for e in row["episodes"]
+            ],
+            facts=[
+                FactTouch(f["id"], f["remaining"], f["episode_ids"], list(f["embedding"] or []))
+                for f in row["facts"]
+            ],
+        )
+
+    async def erase_interaction(self, owner: Owner, erasure: InteractionErasure) -> Forgotten:
+        self._validate(erasure)
+        quantized = await self._quantized_labels()
+
+        async def work(tx: AsyncManagedTransaction) -> Forgotten:
+            await _require_lease(tx, owner, erasure.lease_holder)
+            params: dict[str, Any] = owner.params()
+            erased_nodes = [erasure.interaction_id, *erasure.episode_ids, *erasure.fact_ids]
+            runs = await run(tx, "queries/forget/delete_runs", params | {"node_ids": erased_nodes})
+            restored = await run(tx, "queries/forget/restore_facts", params | {"fact_ids": erasure.fact_ids})
+            await self._remove(tx, params, "Fact", erasure.fact_ids, quantized)
+            for episode_id in erasure.episode_ids:
+                await run(tx, "queries/forget/mend_episode_chain", params | {"id": episode_id})
+            await self._remove(tx, params, "Episode", erasure.episode_ids, quantized)
+            await run(tx, "queries/forget/redact_triggers", params | {"id": erasure.interaction_id})
+            if not await run(tx, "queries/forget/relink_stream", params | {"id": erasure.interaction_id}):
+                raise NotFound(f"interaction {erasure.interaction_id!r} not found")
+            await self._remove(tx, params, "Interaction", [erasure.interaction_id], quantized)
+            await _rewrite(tx, params, erasure)
+            await _record_runs(tx, owner, erasure.runs)
+            return Forgotten(
+                interaction_ids=[erasure.interaction_id],
+                episode_ids=erasure.episode_ids,
+                fact_ids=erasure.fact_ids,
+                run_ids=list(runs[0]["ids"]) if runs else [],
+                rebuilt_episode_ids=[e.id for e in erasure.episode_rewrites],
+                rebuilt_fact_ids=[f.id for f in erasure.fact_rewrites],
+                restored_fact_ids=list(restored[0]["ids"]) if restored else [],
+            )
+
+        return await self.db.write_transaction(work)
+
+    async def erase_user(self, owner: Owner) -> UserForgotten:
+        """Every node of the user, in one transaction that first locks the user node."""
+        quantized = await self._quantized_labels()
+
+        async def work(tx: AsyncManagedTransaction) -> UserForgotten:
+            params: dict[str, Any] = owner.params()
+            if not await run(tx, "queries/forget/lock_user", params):
+                raise NotFound(f"user {owner.user_id!r} not found")
+            counts = {}
+            for label in ("ConsolidationRun", "Fact", "Episode", "Interaction"):
+                ids = (await run(tx, "queries/forget/owned_ids", params | {"label": label}))[0]["ids"]
+                counts[label] = await self._remove(tx, params, label, list(ids), quantized)
+            await run(tx, "queries/forget/delete_user", params)
+            return UserForgotten(
+                owner.user_id,
+                counts["Interaction"],
+                counts["Episode"],
+                counts["Fact"],
+                counts["ConsolidationRun"],
+            )
+
+        return await self.db.write_transaction(work)
+
+    async def _remove(
+        self,
+        tx: AsyncManagedTransaction,
+        params: dict[str, Any],
+        label: str,
+        ids: list[str],
+        quantized: set[str],
+    ) -> int:
+        """Delete the nodes, or empty them in place where deleting would break a vector index."""
+        if not ids:
+            return 0
+        if label in quantized:
+            neutral = [1.0] + [0.0] * (self.dimension - 1)
+            rows = await run(
+                tx,
+                "queries/forget/tombstone_nodes",
+                params | {"label": label, "ids": ids, "neutral": neutral},
+            )
+        else:
+            rows = await run(tx, "queries/forget/delete_nodes", params | {"label": label, "ids": ids})
+        return int(rows[0]["erased"]) if rows else 0
+
+    async def _quantized_labels(self) -> set[str]:
+        """Labels whose vector index quantizes (read once per store: indexes rarely change)."""
+        if self._quantized is None:
+            rows = await self.db.read("queries/forget/vector_indexes")
+            self._quantized = {
+                label
+                for row in rows
+                if str((row["config"] or {}).get("vector.quantization.type", "NONE")).upper() != "NONE"
+                for label in row["labels"] or []
+            }
+        return self._quantized
+
+    def _validate(self, erasure: InteractionErasure) -> None:
+        for episode in erasure.episode_rewrites:
+            require_text("rebuilt episode summary", episode.summary, 1 << 20)
+            require_vector("rebuilt episode embedding", episode.embedding, self.dimension)
+        for fact in erasure.fact_rewrites:
+            require_text("rebuilt fact text", fact.text, 1 << 16)
+            require_vector("rebuilt fact embedding", fact.embedding, self.dimension)
+        for record in erasure.runs:
+            for node_id in [*record.read_ids, *record.produced_ids]:
+                label_of(node_id)
+        rewritten = {e.id for e in erasure.episode_rewrites} | {f.id for f in erasure.fact_rewrites}
+        if rewritten & (set(erasure.episode_ids) | set(erasure.fact_ids)):
+            raise InvalidInput("a node cannot be both erased and rewritten")
+
+
+async def _rewrite(tx: AsyncManagedTransaction, params: dict[str, Any], erasure: InteractionErasure) -> None:
+    if erasure.episode_rewrites:
+        rows = [
+            {
+                "id": e.id,
+                "title": e.title,
+                "summary": e.summary,
+                "embedding": e.embedding,
+                "first_at": e.first_at.isoformat(),
+                "last_at": e.last_at.isoformat(),
+            }
+            for e in erasure.episode_rewrites
+        ]
+        await run(tx, "queries/forget/rewrite_episodes", params | {"rows": rows})
+    if erasure.fact_rewrites:
+        rows = [
+            {"id": f.id, "text": f.text, "kind": f.kind, "embedding": f.embedding}
+            for f in erasure.fact_rewrites
+        ]
+        await run(tx, "queries/forget/rewrite_facts", params | {"rows": rows})

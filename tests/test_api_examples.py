@@ -1,0 +1,29 @@
+"""The example operations in api/examples/ (shown in the README) run as written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.api_support import STORY, Caller, api_app, caller, client, tell_story
+
+__all__ = ["api_app", "caller", "client"]
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "api" / "examples"
+
+
+def example(name: str) -> str:
+    return (EXAMPLES / f"{name}.graphql").read_text(encoding="utf-8")
+
+
+async def test_readme_examples_work_as_written(caller: Caller) -> None:
+    remembered = (await caller.gql(example("remember")))["remember"]
+    assert remembered["created"] and remembered["interaction"]["occurredAt"] == "2024-05-01T09:00:00Z"
+    await tell_story(caller)
+    recall = (await caller.gql(example("recall")))["recall"]
+    assert recall["semantic"] and recall["episodic"]
+    fact_id = next(h["fact"]["id"] for h in recall["semantic"] if "can't stand" in h["fact"]["text"])
+    fact = (await caller.gql(example("audit"), {"factId": fact_id}))["fact"]
+    assert fact["status"] == "ACTIVE" and len(fact["audit"]["supersedes"]) >= 3
+    assert fact["audit"]["interactions"][0]["text"] == STORY[3]
+    assert {r["op"] for r in fact["audit"]["runs"]} == {"merge_episode", "refine_facts"}
+    assert len(fact["history"]) >= 4

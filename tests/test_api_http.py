@@ -1,0 +1,104 @@
+"""GraphQL over HTTP: health, content negotiation, status codes, authentication, SDL export."""
+
+from __future__ import annotations
+
+import httpx
+
+from api.schema import sdl
+from api.schema.__main__ import SDL_FILE
+from consolidation.access import AccessKeys
+from graph.database import Database
+from tests.api_support import Caller, api_app, caller, client, new_caller
+
+__all__ = ["api_app", "caller", "client"]
+
+PING = "query($id: ID!) { user(id: $id) { id } }"
+
+
+def test_sdl_file_matches_the_code() -> None:
+    assert SDL_FILE.read_text(encoding="utf-8") == sdl(), "run `python -m api.schema` and commit the file"
+
+
+async def test_health_and_readiness(client: httpx.AsyncClient) -> None:
+    assert (await client.get("/healthz")).json() == {"status": "ok"}
+    ready = await client.get("/readyz")
+    assert ready.status_code == 200 and ready.json() == {"status": "ready"}
+
+
+async def test_graphiql_page_for_browsers(client: httpx.AsyncClient) -> None:
+    page = await client.get("/graphql", headers={"accept": "text/html"})
+    assert page.status_code == 200
+    assert "text/html" in page.headers["content-type"] and "graphiql" in page.text.lower()
+
+
+async def test_content_negotiation_and_request_errors(caller: Caller) -> None:
+    await caller.gql('mutation { remember(input: {userId: "u", text: "hello"}) { created } }')
+    official = await caller.post(PING, {"id": "u"}, accept="application/graphql-response+json")
+    assert official.status_code == 200
+    assert official.headers["content-type"].startswith("application/graphql-response+json")
+    legacy = await caller.post(PING, {"id": "u"}, accept="application/json")
+    assert legacy.headers["content-type"].startswith("application/json")
+    # A validation error is a request error: no `data`, 400 with the official type, 200 with legacy.
+    bad = await caller.post('{ user(id: "u") { nope } }', accept="application/graphql-response+json")
+    assert bad.status_code == 400 and "data" not in bad.json()
+    assert bad.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    bad_legacy = await caller.post('{ user(id: "u") { nope } }', accept="application/json")
+    assert bad_legacy.status_code == 200 and "data" not in bad_legacy.json()
+    refused = await caller.post(PING, {"id": "u"}, accept="text/plain")
+    assert refused.status_code == 406
+    assert "x-request-id" in official.headers
+
+
+async def test_get_runs_queries_but_not_mutations(caller: Caller) -> None:
+    headers = {"authorization": f"Bearer {caller.key}", "accept": "application/json"}
+    query = await caller.http.get("/graphql", params={"query": "{ __typename }"}, headers=headers)
+    assert query.status_code == 200 and query.json() == {"data": {"__typename": "Query"}}
+    mutation = 'mutation { remember(input: {userId: "u", text: "via get"}) { created } }'
+    refused = await caller.http.get("/graphql", params={"query": mutation}, headers=headers)
+    assert refused.status_code == 405
+    assert refused.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
+async def test_malformed_http_requests_are_4xx(caller: Caller) -> None:
+    auth = {"authorization": f"Bearer {caller.key}"}
+    not_json = await caller.http.post(
+        "/graphql", content=b"{not json", headers={**auth, "content-type": "application/json"}
+    )
+    assert not_json.status_code == 400
+    no_query = await caller.http.post("/graphql", json={"variables": {}}, headers=auth)
+    assert no_query.status_code == 400
+    wrong_type = await caller.http.post(
+        "/graphql", content=b"query", headers={**auth, "content-type": "text/plain"}
+    )
+    assert wrong_type.status_code == 400
+    put = await caller.http.put("/graphql", json={"query": "{ __typename }"}, headers=auth)
+    assert put.status_code == 405
+    for response in (not_json, no_query, wrong_type, put):
+        assert response.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
+async def test_missing_bad_and_revoked_keys_get_401(db: Database, client: httpx.AsyncClient) -> None:
+    body = {"query": "{ __typename }"}
+    assert (await client.post("/graphql", json=body)).status_code == 401
+    for header in ("Bearer rmk_not-a-real-key", "Basic dXNlcjpwdw==", "Bearer"):
+        response = await client.post("/graphql", json=body, headers={"authorization": header})
+        assert response.status_code == 401
+        assert response.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+        assert response.headers["www-authenticate"].startswith("Bearer")
+    caller = await new_caller(db, client)
+    assert (await caller.post("{ __typename }")).status_code == 200
+    keys = AccessKeys(db)
+    key_id = next(k.id for k in await keys.list(caller.tenant))
+    await keys.revoke(key_id)
+    revoked = await caller.post("{ __typename }")
+    assert revoked.status_code == 401
+
+
+async def test_keys_are_stored_only_as_hashes(db: Database) -> None:
+    issued = await AccessKeys(db).create("t-hash-check", "x")
+    result = await db.driver.execute_query(
+        "MATCH (k:ApiKey {id: $id}) RETURN properties(k) AS p", id=issued.key.id, database_=db.name
+    )
+    stored = result.records[0]["p"]
+    assert issued.secret not in {str(v) for v in stored.values()}
+    assert len(stored["hash"]) == 64 and stored["prefix"] == issued.secret[:10]
