@@ -147,10 +147,14 @@ class MemoryEngine:
     async def _drain(self, owner: Owner) -> list[ConsolidationOutcome]:
         outcomes: list[ConsolidationOutcome] = []
         done: set[str] = set()
-        for unit, vector in await self.stores.interactions.pending(owner, PENDING_BATCH):
+        pending = await self.stores.interactions.pending(owner, PENDING_BATCH)
+        # A full batch may hide more pending interactions behind it: count them as possible followers.
+        hidden = PENDING_BATCH if len(pending) == PENDING_BATCH else 0
+        for index, (unit, vector) in enumerate(pending):
             if unit.id in done:
                 continue  # already absorbed as a neighbour earlier in this pass
-            outcome = await self.pipeline.run(owner, unit, vector, self.holder)
+            later = len(pending) - index - 1 + hidden
+            outcome = await self.pipeline.run(owner, unit, vector, self.holder, later)
             self.events.publish(owner, outcome)
             outcomes.append(outcome)
             done.update(outcome.consolidated_ids)

@@ -20,16 +20,18 @@ class GateDecision:
 class RecurrenceGate:
     """RecMem's gate: at least `theta_count` similar unconsolidated units, the new one included.
 
-    `candidates` are the top `top_k` unconsolidated interactions by similarity to the new unit;
-    those at or above `theta_sim` (plain cosine) are its recurring neighbours.
+    `candidates` are the unconsolidated interactions most similar to the new unit; the top `top_k`
+    earlier ones at or above `theta_sim` (plain cosine) are its recurring neighbours.
     """
 
     theta_sim: float
     theta_count: int
     top_k: int
 
-    def decide(self, unit_id: str, candidates: list[Hit[Interaction]]) -> GateDecision:
-        neighbors = [h for h in candidates if h.item.id != unit_id and h.score >= self.theta_sim]
+    def decide(self, unit: Interaction, candidates: list[Hit[Interaction]]) -> GateDecision:
+        # Only predecessors count: a unit written later but still waiting for its own gate must not
+        # be pulled in, or background and inline consolidation would build different episodes.
+        neighbors = [h for h in candidates if h.item.seq < unit.seq and h.score >= self.theta_sim]
         neighbors = neighbors[: self.top_k]
         return GateDecision(
             open=len(neighbors) + 1 >= self.theta_count,

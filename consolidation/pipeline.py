@@ -78,13 +78,15 @@ class UnitPipeline:
         )
 
     async def run(
-        self, owner: Owner, unit: Interaction, vector: list[float], holder: str
+        self, owner: Owner, unit: Interaction, vector: list[float], holder: str, later: int = 0
     ) -> ConsolidationOutcome:
+        """`later`: how many unconsolidated interactions may follow this one in the stream; the gate
+        reads that many more candidates so that the top predecessors are all among them."""
         try:
             merged = await self._merge_first(owner, unit, vector, holder)
             if merged is not None:
                 return merged
-            return await self._recurrence(owner, unit, vector, holder)
+            return await self._recurrence(owner, unit, vector, holder, later)
         except (Deferred, LeaseLost) as error:
             return ConsolidationOutcome(trigger_id=unit.id, action="deferred", error=str(error))
 
@@ -127,12 +129,12 @@ class UnitPipeline:
     # -- recurrence gate -----------------------------------------------------------------------
 
     async def _recurrence(
-        self, owner: Owner, unit: Interaction, vector: list[float], holder: str
+        self, owner: Owner, unit: Interaction, vector: list[float], holder: str, later: int
     ) -> ConsolidationOutcome:
         candidates = await self.stores.interactions.search(
-            owner, vector, self.gate.top_k + 1, include_consolidated=False
+            owner, vector, self.gate.top_k + 1 + later, include_consolidated=False
         )
-        decision = self.gate.decide(unit.id, candidates)
+        decision = self.gate.decide(unit, candidates)
         if not decision.open:
             await self.stores.interactions.mark_checked(owner, [unit.id])
             return ConsolidationOutcome(trigger_id=unit.id, action="none")
