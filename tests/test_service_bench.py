@@ -1,0 +1,132 @@
+"""bench/service.py: statistics, targets, non-recurring texts, and a smoke run against a real
+`recmem serve` process on the test Neo4j."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from bench.service import TARGET_SIZE, Salads, percentile, summary, targets
+from consolidation.embedders.hashing import HashingEmbedder
+from graph.settings import Neo4jSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_percentile_interpolates_like_numpy() -> None:
+    values = [float(v) for v in range(1, 101)]
+    for q in (0, 50, 90, 99, 100):
+        assert percentile(values, q) == pytest.approx(float(np.percentile(values, q)))
+    assert summary([5.0])["p99_ms"] == 5.0
+
+
+def test_salads_do_not_recur(embedder: HashingEmbedder) -> None:
+    """The benchmark relies on its texts never passing the recurrence gate (theta_sim 0.7)."""
+    salads = Salads(seed=7)
+    texts = [salads.text() for _ in range(300)]
+    assert len(set(texts)) == len(texts)
+    vectors = np.asarray(embedder.embed_sync(texts))
+    similarity = vectors @ vectors.T
+    np.fill_diagonal(similarity, 0)
+    assert similarity.max() < 0.7
+
+
+def _hashing(recall_p50: float, recall_p99: float, remember_p50: float, ingest: float) -> dict[str, Any]:
+    return {
+        "recall": {str(TARGET_SIZE): {"latency": {"p50_ms": recall_p50, "p99_ms": recall_p99}}},
+        "remember_inline": {"latency": {"p50_ms": remember_p50}},
+        "batch_ingest": {"interactions_per_s": ingest},
+    }
+
+
+def test_targets_are_judged_per_figure() -> None:
+    met = targets(_hashing(12.0, 40.0, 9.0, 1500.0))
+    assert met["all_met"] is True
+    missed = targets(_hashing(25.0, 40.0, 9.0, 900.0))
+    assert missed["recall_p50"]["met"] is False and missed["recall_p99"]["met"] is True
+    assert missed["batch_ingest"]["met"] is False and missed["all_met"] is False
+    assert targets(None)["evaluated"] is False
+
+
+@pytest.mark.slow
+def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:
+    output = tmp_path / "service.json"
+    command = [
+        sys.executable,
+        str(ROOT / "bench" / "service.py"),
+        "--neo4j-uri",
+        neo4j_settings.uri,
+        "--embedders",
+        "hashing",
+        "--modes",
+        "inline",
+        "--sizes",
+        "30",
+        "--queries",
+        "5",
+        "--remember",
+        "5",
+        "--warmup",
+        "1",
+        "--gated-batch",
+        "10",
+        "--max-batch",
+        "15",
+        "--profile-n",
+        "3",
+        "--output",
+        str(output),
+        "--workdir",
+        str(tmp_path),
+    ]
+    password = neo4j_settings.resolved_password()
+    if password is not None:
+        command += ["--neo4j-password", password]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert json.loads(output.read_text()) == report
+    assert report["complete"] is True
+    assert report["machine"]["cpus"] >= 1 and len(report["load_average_at_start"]) == 3
+    run = report["runs"]["hashing"]
+
+    remember = run["remember_inline"]
+    assert (
+        remember["latency"]["n"] == 5 and 0 < remember["latency"]["p50_ms"] <= remember["latency"]["p99_ms"]
+    )
+    assert remember["consolidation_actions"] == {"NONE": 5} and remember["llm_calls"] == 0
+    assert remember["throughput_per_s"] > 0
+
+    ingest = run["batch_ingest"]
+    assert ingest["interactions"] == 30 and ingest["consolidate"] is False
+    assert ingest["per_size"]["30"]["batch_latency"]["n"] == 2 and ingest["interactions_per_s"] > 0
+    assert (
+        run["batch_ingest_gated"]["interactions"] == 10 and run["batch_ingest_gated"]["consolidate"] is None
+    )
+
+    recall = run["recall"]["30"]
+    assert recall["latency"]["n"] == 5 and recall["budgets"] == {
+        "subconscious": 10,
+        "episodic": 5,
+        "semantic": 10,
+    }
+    assert 0 < recall["latency"]["p50_ms"] <= recall["latency"]["p99_ms"]
+    assert 0 < recall["mean_hits_per_layer"]["subconscious"] <= 10
+
+    service = run["services"][0]
+    assert service["consolidation_mode"] == "inline" and service["peak_rss_mb"] > 20
+    profile = run["profile_in_process"]
+    assert "error" not in profile, profile
+    assert profile["engine_recall"]["n"] == 3 and profile["embed_one_query"]["p50_ms"] >= 0
+    assert run["attribution"]["recall_p50_ms"]["http_total"] == recall["latency"]["p50_ms"]
+
+    judged = report["targets"]
+    assert judged["recall_evaluated_at"] == 30
+    for name in ("recall_p50", "recall_p99", "remember_p50_inline", "batch_ingest"):
+        assert isinstance(judged[name]["met"], bool)
