@@ -7,6 +7,7 @@ import json
 
 import typer
 
+from api.calibrate_cli import register as register_calibrate_command
 from api.cypher_cli import cypher_app
 from api.memory_cli import register as register_memory_commands
 from api.service_cli import register as register_service_commands
@@ -25,6 +26,7 @@ app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(db_app, name="db")
 app.add_typer(cypher_app, name="cypher")
 register_memory_commands(app)
+register_calibrate_command(app)
 # `recmem serve` and `recmem keys create|list|revoke` (api/service_cli.py).
 register_service_commands(app)
 

@@ -9,5 +9,5 @@ WITH [n.tenant, n.user_id, n.current]
 OPTIONS {indexConfig: {
   `vector.dimensions`: $dimension,
   `vector.similarity_function`: 'cosine',
-  `vector.quantization.enabled`: false
+  `vector.quantization.type`: 'NONE'
 }}

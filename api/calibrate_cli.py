@@ -1,0 +1,76 @@
+"""`recmem calibrate`: derive the recurrence gate's theta_sim for an embedder from conversation text.
+
+The method is documented in `consolidation/calibration.py`. The command prints one JSON object:
+the derived theta_sim, RecMem's reference value, and the statistics behind both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import typer
+
+from consolidation.calibration import (
+    DEFAULT_TARGET,
+    DEFAULT_THETA_COUNT,
+    Calibration,
+    CalibrationError,
+    calibrate,
+)
+from consolidation.conversation_files import read_conversations
+from consolidation.embedders import build_embedder
+from consolidation.settings import EmbedderKind, EmbedderSettings
+from graph.errors import InvalidInput
+
+
+def register(app: typer.Typer) -> None:
+    app.command("calibrate")(calibrate_command)
+
+
+def calibrate_command(
+    path: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSONL units or a LoCoMo JSON file."),
+    embedder: EmbedderKind | None = typer.Option(
+        None, help="hashing, minilm or openai; default: RECMEM_EMBEDDER_KIND."
+    ),
+    target: float = typer.Option(
+        DEFAULT_TARGET, min=0.001, max=0.999, help="Share of units that should count as recurring."
+    ),
+    theta_count: int = typer.Option(DEFAULT_THETA_COUNT, min=2, help="The gate's theta_count."),
+    gate_top_k: int | None = typer.Option(None, min=1, help="The gate's top_k (default 2 * theta_count)."),
+    window: int | None = typer.Option(
+        None, min=1, help="Predecessors each unit is compared with (default: all earlier units)."
+    ),
+    sample: list[str] = typer.Option([], help="LoCoMo sample ids to use (default: all)."),
+    limit_turns: int | None = typer.Option(None, min=1, help="Use at most this many units per conversation."),
+) -> None:
+    """Print JSON with the theta_sim that makes `target` of the units recur, and its statistics."""
+    try:
+        streams = _streams(path, sample, limit_turns)
+        settings = EmbedderSettings() if embedder is None else EmbedderSettings(kind=embedder)
+        result = asyncio.run(
+            calibrate(
+                build_embedder(settings),
+                streams,
+                target=target,
+                theta_count=theta_count,
+                gate_top_k=gate_top_k,
+                window=window,
+            )
+        )
+    except (CalibrationError, InvalidInput) as error:
+        typer.secho(f"error: {error}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(1) from error
+    typer.echo(json.dumps(_payload(result, path), indent=2))
+
+
+def _streams(path: Path, samples: list[str], limit: int | None) -> list[list[str]]:
+    conversations = [c for c in read_conversations(path) if not samples or c.name in samples]
+    if not conversations:
+        raise InvalidInput("no conversation selected")
+    return [[unit.text for unit in c.units[:limit]] for c in conversations]
+
+
+def _payload(result: Calibration, path: Path) -> dict[str, object]:
+    return {"source": str(path), **result.to_json()}
