@@ -11,6 +11,7 @@ from api.errors import not_found
 from api.schema.connections import Connection, connection, page_request
 from api.schema.decorators import resolver
 from api.schema.nodes import ID, ConsolidationRun, Episode, Fact, FactStatus, Info, Interaction
+from graph.browse import PageRequest
 from graph.browse import UserStats as UserStatsRecord
 
 # Arguments every connection takes (Relay plus a time window on the listing's own time field).
@@ -20,6 +21,29 @@ Last = Annotated[int | None, strawberry.argument(description="Page size, reading
 Before = Annotated[str | None, strawberry.argument(description="End before this cursor.")]
 Since = Annotated[datetime | None, strawberry.argument(description="Only items at or after this time.")]
 Until = Annotated[datetime | None, strawberry.argument(description="Only items before this time.")]
+
+
+def _page(
+    info: Info,
+    first: int | None,
+    after: str | None,
+    last: int | None,
+    before: str | None,
+    since: datetime | None,
+    until: datetime | None,
+) -> PageRequest:
+    """A connection's cursor and time-window arguments, bounded by the configured page size."""
+    return page_request(
+        first=first,
+        after=after,
+        last=last,
+        before=before,
+        since=since,
+        until=until,
+        max_size=info.context.services.settings.max_page_size,
+    )
+
+
 AsOf = Annotated[
     datetime | None,
     strawberry.argument(description="Only what was valid at this time (valid time, not storage time)."),
@@ -70,15 +94,7 @@ class User:
         ] = None,
         session_id: Annotated[str | None, strawberry.argument(description="Only this session.")] = None,
     ) -> Connection[Interaction]:
-        request = page_request(
-            first=first,
-            after=after,
-            last=last,
-            before=before,
-            since=since,
-            until=until,
-            max_size=info.context.services.settings.max_page_size,
-        )
+        request = _page(info, first, after, last, before, since, until)
         page = await info.context.services.audit.interaction_page(
             info.context.owner(self.id), request, consolidated=consolidated, session_id=session_id
         )
@@ -99,15 +115,7 @@ class User:
         ] = None,
         as_of: AsOf = None,
     ) -> Connection[Episode]:
-        request = page_request(
-            first=first,
-            after=after,
-            last=last,
-            before=before,
-            since=since,
-            until=until,
-            max_size=info.context.services.settings.max_page_size,
-        )
+        request = _page(info, first, after, last, before, since, until)
         page = await info.context.services.audit.episode_page(
             info.context.owner(self.id), request, current=current, as_of=as_of
         )
@@ -126,15 +134,7 @@ class User:
         status: Annotated[FactStatus | None, strawberry.argument(description="Only this status.")] = None,
         as_of: AsOf = None,
     ) -> Connection[Fact]:
-        request = page_request(
-            first=first,
-            after=after,
-            last=last,
-            before=before,
-            since=since,
-            until=until,
-            max_size=info.context.services.settings.max_page_size,
-        )
+        request = _page(info, first, after, last, before, since, until)
         page = await info.context.services.audit.fact_page(
             info.context.owner(self.id), request, status=status.value if status else None, as_of=as_of
         )
@@ -152,14 +152,6 @@ class User:
         until: Until = None,
         op: Annotated[str | None, strawberry.argument(description="Only runs of this operation.")] = None,
     ) -> Connection[ConsolidationRun]:
-        request = page_request(
-            first=first,
-            after=after,
-            last=last,
-            before=before,
-            since=since,
-            until=until,
-            max_size=info.context.services.settings.max_page_size,
-        )
+        request = _page(info, first, after, last, before, since, until)
         page = await info.context.services.audit.run_page(info.context.owner(self.id), request, op=op)
         return connection(page, request, ConsolidationRun.of)
