@@ -49,7 +49,8 @@ def ingest(
                     owner = Owner(tenant, user or conversation.name)
                     for start in range(0, len(conversation.units), batch):
                         chunk = conversation.units[start : start + batch]
-                        await engine.remember_batch(owner, chunk)
+                        # Inline: the command ends with the file consolidated, not queued.
+                        await engine.remember_batch(owner, chunk, consolidate=True)
                         progress.advance(task, len(chunk))
 
     _run(work())

@@ -19,7 +19,7 @@ class ApiSettings(BaseSettings):
     max_tokens: int = Field(default=2000, ge=10)
     max_aliases: int = Field(default=15, ge=0)
     # Interactions per rememberBatch, items per page, and the raw request body size.
-    max_batch: int = Field(default=100, ge=1, le=10_000)
+    max_batch: int = Field(default=1000, ge=1, le=10_000)
     max_page_size: int = Field(default=100, ge=1, le=1000)
     max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
     # A request that runs longer is cancelled (its transaction rolls back) and answers UNAVAILABLE.
@@ -28,9 +28,9 @@ class ApiSettings(BaseSettings):
     # Token bucket per API key: sustained requests per second and burst; 0 disables the limit.
     rate_limit_per_s: float = Field(default=50.0, ge=0)
     rate_limit_burst: int = Field(default=200, ge=1)
-    # Seconds a successful key lookup is reused; 0 checks Neo4j on every request, so a revoked key
-    # is refused at once by every process.
-    auth_cache_s: float = Field(default=0.0, ge=0)
+    # Seconds a successful key lookup is reused by a process, so a revoked key is refused by every
+    # process within this time. 0 checks Neo4j on every request (one more round trip each).
+    auth_cache_s: float = Field(default=5.0, ge=0)
 
     graphiql: bool = True
     # Browser origins allowed to open the websocket besides the service's own (e.g. a frontend).

@@ -27,6 +27,7 @@ from graph.facts import FactStore
 from graph.interactions import InteractionStore
 from graph.leases import LeaseStore
 from graph.models import NewInteraction, Owner
+from graph.recall import RecallSearch
 from graph.validation import require_owner, require_text
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ class MemoryEngine:
         )
         self.leases = LeaseStore(db)
         self.pipeline = UnitPipeline(self.stores, embedder, consolidator, settings)
-        self.recaller = Recaller(self.stores.interactions, self.stores.episodes, self.stores.facts, embedder)
+        self.recaller = Recaller(self.stores, RecallSearch(db, embedder.dimension), embedder)
         self.answerer = Answerer(self.recaller, consolidator, self.stores.consolidations)
         self.events = EventHub()
         self._queue: asyncio.Queue[Owner] = asyncio.Queue()

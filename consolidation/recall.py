@@ -1,18 +1,17 @@
-"""Layered recall: one query embedding, three scoped searches, optional lexical fusion by rank."""
+"""Layered recall: one query embedding, three scoped searches, lexical fusion by rank."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from consolidation.embedders import Embedder
+from consolidation.pipeline import Stores
 from consolidation.types import Budgets, Recall, RecallHit
-from graph.episodes import EpisodeStore
-from graph.facts import FactStore
-from graph.interactions import InteractionStore
 from graph.models import Episode, Fact, Hit, Interaction, Owner
+from graph.recall import Candidates, RecallCandidates, RecallSearch
 
 T = TypeVar("T", Interaction, Episode, Fact)
 # Reciprocal-rank-fusion constant: the usual 60 keeps one list's top hit from dominating.
@@ -20,12 +19,9 @@ RRF_K = 60
 
 
 class Recaller:
-    def __init__(
-        self, interactions: InteractionStore, episodes: EpisodeStore, facts: FactStore, embedder: Embedder
-    ) -> None:
-        self.interactions = interactions
-        self.episodes = episodes
-        self.facts = facts
+    def __init__(self, stores: Stores, search: RecallSearch, embedder: Embedder) -> None:
+        self.stores = stores
+        self.search = search
         self.embedder = embedder
 
     async def recall(
@@ -39,93 +35,91 @@ class Recaller:
         lexical: bool,
     ) -> Recall:
         vector = [float(x) for x in (await self.embedder.embed([query]))[0]]
-        # Full-text indexes hold present state only, so as-of recall is vector-only.
-        lexical = lexical and as_of is None
+        if as_of is not None:
+            found = await self._as_of(owner, vector, budgets, as_of, include_consolidated)
+        else:
+            found = await self.search.candidates(
+                owner,
+                vector,
+                query if lexical else None,
+                interactions=budgets.subconscious,
+                episodes=budgets.episodic,
+                facts=budgets.semantic,
+                include_consolidated=include_consolidated,
+            )
+        return _assemble(query, as_of, found, budgets)
+
+    async def _as_of(
+        self, owner: Owner, vector: list[float], budgets: Budgets, as_of: datetime, include_consolidated: bool
+    ) -> RecallCandidates:
+        """Memory as it stood at `as_of`: vector-only (full-text indexes hold present state only),
+        by exact scans of the user's nodes, since time filters are not in the vector indexes."""
+        stores = self.stores
         sub, epi, sem = await asyncio.gather(
-            self._interactions(
-                owner, query, vector, budgets.subconscious, as_of, include_consolidated, lexical
-            ),
-            self._episodes(owner, query, vector, budgets.episodic, as_of, lexical),
-            self._facts(owner, query, vector, budgets.semantic, as_of, lexical),
+            stores.interactions.search(
+                owner, vector, budgets.subconscious, include_consolidated=include_consolidated, as_of=as_of
+            )
+            if budgets.subconscious > 0
+            else _nothing(),
+            stores.episodes.search(owner, vector, budgets.episodic, as_of=as_of)
+            if budgets.episodic > 0
+            else _nothing(),
+            stores.facts.search(owner, vector, budgets.semantic, as_of=as_of)
+            if budgets.semantic > 0
+            else _nothing(),
         )
-        episodic, semantic = await asyncio.gather(self._episode_hits(owner, epi), self._fact_hits(owner, sem))
-        subconscious = [
-            RecallHit(
-                "subconscious", h.item.id, h.item.text, h.score, h.item.occurred_at, [h.item.id], h.item
-            )
-            for h in sub
-        ]
-        return Recall(query, as_of, subconscious, episodic, semantic)
-
-    async def _interactions(
-        self,
-        owner: Owner,
-        query: str,
-        vector: list[float],
-        k: int,
-        as_of: datetime | None,
-        include_consolidated: bool,
-        lexical: bool,
-    ) -> list[Hit[Interaction]]:
-        if k <= 0:
-            return []
-        dense = self.interactions.search(
-            owner, vector, k, include_consolidated=include_consolidated, as_of=as_of
+        episode_sources = await stores.episodes.sources(owner, [h.item.id for h in epi]) if epi else {}
+        fact_sources = await stores.facts.sources(owner, [h.item.id for h in sem]) if sem else {}
+        return RecallCandidates(
+            interactions=_dense(sub),
+            episodes=_dense(epi),
+            facts=_dense(sem),
+            episode_sources=episode_sources,
+            fact_sources=fact_sources,
         )
-        if not lexical:
-            return await dense
-        text = self.interactions.search_text(owner, query, k, include_consolidated=include_consolidated)
-        return fuse(*(await asyncio.gather(dense, text)), k=k)
 
-    async def _episodes(
-        self, owner: Owner, query: str, vector: list[float], k: int, as_of: datetime | None, lexical: bool
-    ) -> list[Hit[Episode]]:
-        if k <= 0:
-            return []
-        dense = self.episodes.search(owner, vector, k, as_of=as_of)
-        if not lexical:
-            return await dense
-        return fuse(*(await asyncio.gather(dense, self.episodes.search_text(owner, query, k))), k=k)
 
-    async def _facts(
-        self, owner: Owner, query: str, vector: list[float], k: int, as_of: datetime | None, lexical: bool
-    ) -> list[Hit[Fact]]:
-        if k <= 0:
-            return []
-        dense = self.facts.search(owner, vector, k, as_of=as_of)
-        if not lexical:
-            return await dense
-        return fuse(*(await asyncio.gather(dense, self.facts.search_text(owner, query, k))), k=k)
+async def _nothing() -> list[Any]:
+    return []
 
-    async def _episode_hits(self, owner: Owner, hits: list[Hit[Episode]]) -> list[RecallHit]:
-        sources = await self.episodes.sources(owner, [h.item.id for h in hits]) if hits else {}
-        return [
-            RecallHit(
-                "episodic",
-                h.item.id,
-                h.item.summary,
-                h.score,
-                h.item.last_at,
-                [i for i, _ in sources.get(h.item.id, [])],
-                h.item,
-            )
-            for h in hits
-        ]
 
-    async def _fact_hits(self, owner: Owner, hits: list[Hit[Fact]]) -> list[RecallHit]:
-        sources = await self.facts.sources(owner, [h.item.id for h in hits]) if hits else {}
-        return [
-            RecallHit(
-                "semantic",
-                h.item.id,
-                h.item.text,
-                h.score,
-                h.item.valid_from,
-                sources.get(h.item.id, ([], []))[1],
-                h.item,
-            )
-            for h in hits
-        ]
+def _dense(hits: list[Hit[T]]) -> Candidates[T]:
+    return Candidates(hits, [])
+
+
+def _assemble(query: str, as_of: datetime | None, found: RecallCandidates, budgets: Budgets) -> Recall:
+    sub = fuse(found.interactions.dense, found.interactions.lexical, k=budgets.subconscious)
+    epi = fuse(found.episodes.dense, found.episodes.lexical, k=budgets.episodic)
+    sem = fuse(found.facts.dense, found.facts.lexical, k=budgets.semantic)
+    subconscious = [
+        RecallHit("subconscious", h.item.id, h.item.text, h.score, h.item.occurred_at, [h.item.id], h.item)
+        for h in sub
+    ]
+    episodic = [
+        RecallHit(
+            "episodic",
+            h.item.id,
+            h.item.summary,
+            h.score,
+            h.item.last_at,
+            [i for i, _ in found.episode_sources.get(h.item.id, [])],
+            h.item,
+        )
+        for h in epi
+    ]
+    semantic = [
+        RecallHit(
+            "semantic",
+            h.item.id,
+            h.item.text,
+            h.score,
+            h.item.valid_from,
+            found.fact_sources.get(h.item.id, ([], []))[1],
+            h.item,
+        )
+        for h in sem
+    ]
+    return Recall(query, as_of, subconscious, episodic, semantic)
 
 
 def fuse(dense: Sequence[Hit[T]], lexical: Sequence[Hit[T]], *, k: int) -> list[Hit[T]]:

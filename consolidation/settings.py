@@ -54,7 +54,9 @@ class EngineSettings(BaseSettings):
     merge_threshold: float = Field(default=0.75, ge=-1, le=1)
     max_text_bytes: int = Field(default=32 * 1024, ge=1)
     lease_seconds: float = Field(default=120.0, gt=0)
-    consolidation_mode: Literal["inline", "background"] = "inline"
+    # background: remember answers once the interaction is durable and a worker in the same process
+    # consolidates; inline: the caller waits for consolidation (a request may ask for either).
+    consolidation_mode: Literal["inline", "background"] = "background"
     include_consolidated: bool = False
 
     @property

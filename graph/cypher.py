@@ -10,7 +10,7 @@ CYPHER_DIR = Path(__file__).resolve().parent.parent / "cypher"
 
 @cache
 def statement(name: str) -> str:
-    """The text of ``cypher/<name>.cypher``, e.g. ``statement("queries/interactions/create_batch")``."""
+    """The text of ``cypher/<name>.cypher``, e.g. ``statement("queries/interactions/write_batch")``."""
     path = (CYPHER_DIR / f"{name}.cypher").resolve()
     if CYPHER_DIR not in path.parents:
         raise ValueError(f"cypher name escapes the cypher folder: {name!r}")

@@ -10,7 +10,8 @@ from graph.errors import NotFound
 from graph.lucene import lucene_query
 from graph.models import Episode, Hit, Owner
 from graph.records import episode_from
-from graph.validation import require_aware, require_vector
+from graph.validation import require_aware
+from graph.vectors import vector_param
 
 
 class EpisodeStore:
@@ -22,8 +23,8 @@ class EpisodeStore:
         self, owner: Owner, vector: list[float], k: int, *, as_of: datetime | None = None
     ) -> list[Hit[Episode]]:
         """Nearest current versions (or the versions current at `as_of`), plain cosine scores."""
-        require_vector("query vector", vector, self.dimension)
-        params: dict[str, Any] = {**owner.params(), "vector": vector, "k": k}
+        query = vector_param("query vector", vector, self.dimension)
+        params: dict[str, Any] = {**owner.params(), "vector": query, "k": k}
         name = "queries/episodes/search_vector"
         if as_of is not None:
             require_aware("as_of", as_of)

@@ -11,7 +11,8 @@ from graph.errors import NotFound
 from graph.lucene import lucene_query
 from graph.models import ConsolidationRun, Episode, Fact, Hit, Interaction, Owner, to_python
 from graph.records import episode_from, fact_from, interaction_from, run_from
-from graph.validation import require_aware, require_vector
+from graph.validation import require_aware
+from graph.vectors import vector_param
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,8 @@ class FactStore:
         self, owner: Owner, vector: list[float], k: int, *, as_of: datetime | None = None
     ) -> list[Hit[Fact]]:
         """Nearest active facts (or the facts valid at `as_of`), plain cosine scores."""
-        require_vector("query vector", vector, self.dimension)
-        params: dict[str, Any] = {**owner.params(), "vector": vector, "k": k}
+        query = vector_param("query vector", vector, self.dimension)
+        params: dict[str, Any] = {**owner.params(), "vector": query, "k": k}
         name = "queries/facts/search_vector"
         if as_of is not None:
             require_aware("as_of", as_of)

@@ -5,9 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
-
-from graph.database import Database, Row, run
+from graph.database import Database, Row
 from graph.errors import InvalidInput
 from graph.lucene import lucene_query
 from graph.models import (
@@ -26,8 +24,11 @@ from graph.validation import (
     require_text,
     require_vector,
 )
+from graph.vectors import vector_param
 
 MAX_BATCH = 10_000
+# Candidates the vector index returns per search, of which the k most similar are kept.
+SEARCH_POOL = 100
 
 
 class InteractionStore:
@@ -42,30 +43,11 @@ class InteractionStore:
         return (await self.write_batch(owner, [item]))[0]
 
     async def write_batch(self, owner: Owner, items: list[NewInteraction]) -> list[StoredInteraction]:
-        """Store items durably in one transaction; a known source_ref returns the existing id."""
+        """Store items durably in one statement; a known source_ref returns the existing id."""
         self._validate(owner, items)
-
-        async def work(tx: AsyncManagedTransaction) -> list[StoredInteraction]:
-            refs = [i.source_ref for i in items if i.source_ref is not None]
-            state = (
-                await run(tx, "queries/interactions/lock_owner", {**owner.params(), "source_refs": refs})
-            )[0]
-            known = {e["source_ref"]: e for e in state["existing"] if e["source_ref"] is not None}
-            stored, rows = _plan(items, known, int(state["seq"]))
-            if rows:
-                await run(
-                    tx,
-                    "queries/interactions/create_batch",
-                    {
-                        **owner.params(),
-                        "rows": rows,
-                        "last_id": state["last_id"],
-                        "last_seq": max(r["seq"] for r in rows),
-                    },
-                )
-            return stored
-
-        return await self.db.write_transaction(work)
+        plan = _Plan(items, self.dimension)
+        rows = await self.db.write("queries/interactions/write_batch", **owner.params(), rows=plan.rows)
+        return plan.stored(rows[0]["known"], rows[0]["created"])
 
     async def pending(self, owner: Owner, limit: int) -> list[tuple[Interaction, list[float]]]:
         """Interactions the recurrence gate has not seen yet, oldest first, with their vectors."""
@@ -89,21 +71,24 @@ class InteractionStore:
         as_of: datetime | None = None,
     ) -> list[Hit[Interaction]]:
         """The k most similar interactions of this owner, scores as plain cosine."""
-        require_vector("query vector", vector, self.dimension)
-        # The index searches with a beam as wide as the pool it returns; a beam of k alone missed
-        # most of the true top 10 in bench/vector_search.py, a pool of 100 keeps recall >= 0.95.
-        candidates = max(k, 100)
+        # The index searches with a beam as wide as the pool it returns; with a beam of k it
+        # missed most of the true top 10 (bench/results/vector_search.md), so the k best of a
+        # wider pool are kept. Users with fewer interactions than the pool are scanned exactly.
+        candidates = max(k, SEARCH_POOL)
+        query = vector_param("query vector", vector, self.dimension)
         params: dict[str, Any] = {
-            **owner.params(), "vector": vector, "k": k, "candidates": candidates,
+            **owner.params(),
+            "vector": query,
+            "k": k,
+            "candidates": candidates,
         }
         if as_of is not None:
             require_aware("as_of", as_of)
             name = "queries/interactions/search_vector_as_of"
             params |= {"as_of": as_of, "include_consolidated": include_consolidated}
-        elif include_consolidated:
-            name = "queries/interactions/search_vector"
         else:
-            name = "queries/interactions/search_vector_unconsolidated"
+            name = "queries/interactions/search_vector"
+            params["consolidated"] = [False, True] if include_consolidated else [False]
         rows = await self.db.read(name, **params)
         return [Hit(interaction_from(r["interaction"]), float(r["score"])) for r in rows]
 
@@ -138,35 +123,46 @@ class InteractionStore:
                 require_name(f"{where} source_ref", item.source_ref)
 
 
-def _plan(
-    items: list[NewInteraction], known: dict[str, Row], seq: int
-) -> tuple[list[StoredInteraction], list[dict[str, Any]]]:
-    """Ids and sequence numbers for the new items; known or repeated source_refs map to one id."""
-    stored: list[StoredInteraction] = []
-    rows: list[dict[str, Any]] = []
-    seen: dict[str, StoredInteraction] = {}
-    for item in items:
-        ref = item.source_ref
-        if ref is not None and ref in known:
-            stored.append(StoredInteraction(known[ref]["id"], int(known[ref]["seq"]), False, ref))
-            continue
-        if ref is not None and ref in seen:
-            stored.append(StoredInteraction(seen[ref].id, seen[ref].seq, False, ref))
-            continue
-        seq += 1
-        record = StoredInteraction(new_id("int"), seq, True, ref)
-        seen.update({ref: record} if ref is not None else {})
-        stored.append(record)
-        rows.append(
-            {
-                "id": record.id,
-                "seq": seq,
-                "session_id": item.session_id,
-                "speaker": item.speaker,
-                "text": item.text,
-                "occurred_at": item.occurred_at.isoformat(),
-                "source_ref": ref,
-                "embedding": item.embedding,
-            }
-        )
-    return stored, rows
+class _Plan:
+    """Ids for a batch, and the mapping of the statement's answer back to every item: an item
+    repeating a source_ref of an earlier item in the batch gets that item's id."""
+
+    def __init__(self, items: list[NewInteraction], dimension: int) -> None:
+        self.refs: list[str | None] = [item.source_ref for item in items]
+        self.ids: list[str] = []
+        self.rows: list[dict[str, Any]] = []
+        first: dict[str, str] = {}
+        for item in items:
+            ref = item.source_ref
+            if ref is not None and ref in first:
+                self.ids.append(first[ref])
+                continue
+            record_id = new_id("int")
+            first.update({ref: record_id} if ref is not None else {})
+            self.ids.append(record_id)
+            self.rows.append(_row(record_id, item, dimension))
+
+    def stored(self, known: list[Row], created: list[Row]) -> list[StoredInteraction]:
+        by_ref = {k["source_ref"]: k for k in known}
+        seq_of = {c["id"]: int(c["seq"]) for c in created}
+        result: list[StoredInteraction] = []
+        reported: set[str] = set()
+        for record_id, ref in zip(self.ids, self.refs, strict=True):
+            if ref is not None and ref in by_ref:
+                result.append(StoredInteraction(by_ref[ref]["id"], int(by_ref[ref]["seq"]), False, ref))
+                continue
+            result.append(StoredInteraction(record_id, seq_of[record_id], record_id not in reported, ref))
+            reported.add(record_id)
+        return result
+
+
+def _row(record_id: str, item: NewInteraction, dimension: int) -> dict[str, Any]:
+    return {
+        "id": record_id,
+        "session_id": item.session_id,
+        "speaker": item.speaker,
+        "text": item.text,
+        "occurred_at": item.occurred_at.isoformat(),
+        "source_ref": item.source_ref,
+        "embedding": vector_param("interaction embedding", item.embedding, dimension),
+    }

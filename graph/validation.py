@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import datetime
 
 from graph.errors import InvalidInput
@@ -30,7 +31,7 @@ def require_text(what: str, text: str, max_bytes: int) -> None:
         raise InvalidInput(f"{what} is {size} bytes; the limit is {max_bytes}")
 
 
-def require_vector(what: str, vector: list[float], dimension: int) -> None:
+def require_vector(what: str, vector: Sequence[float], dimension: int) -> None:
     if len(vector) != dimension:
         raise InvalidInput(f"{what} has {len(vector)} dimensions; the store expects {dimension}")
     if not all(math.isfinite(x) for x in vector):

@@ -44,7 +44,8 @@ def make_engine(db: Database) -> MemoryEngine:
 
 
 def make_api_settings(**overrides: Any) -> ApiSettings:
-    base: dict[str, Any] = {"rate_limit_per_s": 0.0, "request_timeout_s": 60.0}
+    # No key cache: the tests count every round trip and expect a revoked key refused at once.
+    base: dict[str, Any] = {"rate_limit_per_s": 0.0, "request_timeout_s": 60.0, "auth_cache_s": 0.0}
     return ApiSettings(**(base | overrides))
 
 

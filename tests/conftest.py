@@ -86,7 +86,13 @@ def llm(llm_server: LocalLLMServer) -> Iterator[LocalLLMServer]:
 
 
 def engine_settings(**overrides: object) -> EngineSettings:
-    base: dict[str, object] = {"theta_sim": 0.3, "theta_count": 3, "merge_threshold": 0.75}
+    # Inline, so that a test sees each remember's consolidation in its result.
+    base: dict[str, object] = {
+        "theta_sim": 0.3,
+        "theta_count": 3,
+        "merge_threshold": 0.75,
+        "consolidation_mode": "inline",
+    }
     return EngineSettings(**(base | overrides))  # type: ignore[arg-type]
 
 

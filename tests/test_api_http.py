@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import uuid
+
 import httpx
 
+from api.auth import Authenticator
 from api.schema import sdl
 from api.schema.__main__ import SDL_FILE
 from consolidation.access import AccessKeys
@@ -102,3 +106,16 @@ async def test_keys_are_stored_only_as_hashes(db: Database) -> None:
     stored = result.records[0]["p"]
     assert issued.secret not in {str(v) for v in stored.values()}
     assert len(stored["hash"]) == 64 and stored["prefix"] == issued.secret[:10]
+
+
+async def test_a_cached_key_is_refused_once_its_lookup_expires(db: Database) -> None:
+    keys = AccessKeys(db)
+    issued = await keys.create(f"t-{uuid.uuid4().hex[:12]}", "cached")
+    authenticator = Authenticator(keys, cache_s=0.5)
+    assert (await authenticator.authenticate(issued.secret)) is not None
+    await keys.revoke(issued.key.id)
+    # Within the window the process still trusts its lookup; after it, Neo4j is asked again.
+    assert (await authenticator.authenticate(issued.secret)) is not None
+    await asyncio.sleep(0.6)
+    assert (await authenticator.authenticate(issued.secret)) is None
+    assert (await Authenticator(keys, cache_s=0.0).authenticate(issued.secret)) is None

@@ -12,6 +12,7 @@ import pytest
 from starlette.applications import Starlette
 
 from api.app import create_app
+from api.settings import ApiSettings
 from consolidation.types import Unit
 from consolidation.wiring import AppSettings
 from graph.database import Database
@@ -84,7 +85,7 @@ DEEP = "{ user(id: \"alice\") { episodes { nodes { facts { derivedFrom { episode
         ),
         pytest.param(
             'mutation($units: [UnitInput!]!) { rememberBatch(userId: "alice", units: $units) { seq } }',
-            {"units": [{"text": f"t{i}"} for i in range(101)]},
+            {"units": [{"text": f"t{i}"} for i in range(ApiSettings().max_batch + 1)]},
             id="batch too large",
         ),
         pytest.param(

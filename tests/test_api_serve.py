@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from api.settings import ApiSettings
 from graph.settings import Neo4jSettings
 
 RECMEM = str(Path(sys.executable).parent / "recmem")
@@ -103,8 +104,16 @@ def test_recmem_serve_remembers_and_recalls(neo4j_settings: Neo4jSettings, tmp_p
         subprocess.run(
             [RECMEM, "keys", "revoke", key_id], env=env, check=True, capture_output=True, cwd=tmp_path
         )
-        refused = httpx.post(f"{base}/graphql", json={"query": recall}, headers=headers, timeout=60)
-        assert refused.status_code == 401
+        # A process reuses a key lookup for RECMEM_API_AUTH_CACHE_S (5 s by default): the revoked
+        # key must be refused once that has passed, and not stay usable.
+        deadline = time.monotonic() + ApiSettings().auth_cache_s + 10
+        status = 200
+        while status != 401 and time.monotonic() < deadline:
+            time.sleep(0.5)
+            status = httpx.post(
+                f"{base}/graphql", json={"query": recall}, headers=headers, timeout=60
+            ).status_code
+        assert status == 401
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=60)

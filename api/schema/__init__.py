@@ -6,8 +6,10 @@ from datetime import datetime
 from typing import Any
 
 import strawberry
-from graphql import GraphQLError
-from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from graphql import ASTValidationRule, GraphQLError
+from strawberry.extensions import AddValidationRules, MaxTokensLimiter, ValidationCache
+from strawberry.extensions.max_aliases import create_validator as max_aliases_rule
+from strawberry.extensions.query_depth_limiter import create_validator as query_depth_rule
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types.execution import ExecutionContext
 
@@ -18,6 +20,9 @@ from api.schema.query import Query
 from api.schema.scalars import DATETIME
 from api.schema.subscription import Subscription
 from api.settings import ApiSettings
+
+# Distinct documents whose validation results are kept (LRU).
+DOCUMENT_CACHE = 256
 
 
 class MemorySchema(strawberry.Schema):
@@ -30,14 +35,23 @@ class MemorySchema(strawberry.Schema):
 
 def build_schema(settings: ApiSettings | None = None) -> strawberry.Schema:
     settings = settings or ApiSettings()
+    # The limiters' validation rules are built once: the validation cache is keyed by the rule
+    # classes, and a limiter built per operation would make a new class (and a miss) every time.
+    rules: list[type[ASTValidationRule]] = [
+        query_depth_rule(settings.max_query_depth, None),
+        max_aliases_rule(settings.max_aliases),
+    ]
     # Factories, not instances: an extension holds its operation's execution context, so each
     # operation needs its own.
     extensions: list[Any] = [
-        lambda: QueryDepthLimiter(max_depth=settings.max_query_depth),
+        lambda: AddValidationRules(rules),
         lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
-        lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
         FreshLoaders,
         ErrorCodes,
+        # Clients send the same few documents over and over: validate each once (validation cost
+        # ~10 ms a request). Parsing is cheap, and strawberry's parser cache would raise syntax
+        # errors through the extensions, past ErrorCodes.
+        lambda: ValidationCache(maxsize=DOCUMENT_CACHE),
     ]
     return MemorySchema(
         query=Query,

@@ -1,0 +1,46 @@
+// Writes a batch of interactions for one user in one statement. It creates the tenant and user on
+// first use, then write-locks the user node, so sequence numbers, NEXT edges and source_ref checks
+// stay consistent under concurrent writers. Rows whose source_ref the user already has create
+// nothing (a retried write); the others get the next sequence numbers, in order, and are chained
+// with NEXT after the user's previous last interaction. Ids come from the caller; embeddings
+// arrive as float32 VECTOR parameters and are stored as float lists for the vector index.
+CYPHER 25
+MERGE (t:Tenant {id: $tenant})
+ON CREATE SET t.created_at = datetime()
+MERGE (u:User {tenant: $tenant, id: $user_id})
+ON CREATE SET u.user_id = $user_id, u.seq = 0, u.created_at = datetime()
+MERGE (t)-[:HAS]->(u)
+SET u._lock = true
+REMOVE u._lock
+WITH u
+OPTIONAL MATCH (known:Interaction {tenant: $tenant, user_id: $user_id})
+WHERE known.source_ref IN [r IN $rows WHERE r.source_ref IS NOT NULL | r.source_ref]
+WITH u, collect(known {.source_ref, .id, .seq}) AS known
+WITH u, known, [k IN known | k.source_ref] AS known_refs
+WITH u, known, [r IN $rows WHERE r.source_ref IS NULL OR NOT r.source_ref IN known_refs] AS fresh
+CALL (u, fresh) {
+  UNWIND range(0, size(fresh) - 1) AS i
+  WITH u, fresh[i] AS r, u.seq + i + 1 AS seq
+  ORDER BY seq
+  CREATE (n:Interaction {
+    id: r.id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,
+    session_id: r.session_id, speaker: r.speaker, text: r.text,
+    occurred_at: datetime(r.occurred_at), seq: seq, consolidated: false, gate_checked: false,
+    source_ref: r.source_ref, created_at: datetime()
+  })
+  CREATE (u)-[:HAS]->(n)
+  WITH n, r
+  CALL db.create.setNodeVectorProperty(n, 'embedding', toFloatList(r.embedding))
+  RETURN collect(n) AS created
+}
+CALL (u, created) {
+  WITH u, created WHERE size(created) > 0
+  FOREACH (i IN range(0, size(created) - 2) |
+    FOREACH (a IN [created[i]] | FOREACH (b IN [created[i + 1]] | CREATE (a)-[:NEXT]->(b))))
+  WITH u, created
+  OPTIONAL MATCH (previous:Interaction {id: u.last_interaction_id})
+  FOREACH (p IN CASE WHEN previous IS NULL THEN [] ELSE [previous] END |
+    FOREACH (first IN [created[0]] | CREATE (p)-[:NEXT]->(first)))
+  SET u.seq = u.seq + size(created), u.last_interaction_id = created[size(created) - 1].id
+}
+RETURN known, [n IN created | n {.id, .seq}] AS created
