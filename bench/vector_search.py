@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 
-from graph import local_server as local_server_module
 from graph.database import Database, Row
 from graph.interactions import InteractionStore
 from graph.local_server import LocalNeo4j
@@ -43,7 +42,6 @@ from graph.settings import NEO4J_VERSION, Neo4jSettings
 DIMENSION = 384
 K = 10
 EMBEDDER = "bench-random-unit-384"
-VECTOR_API_FLAG = "--add-modules=jdk.incubator.vector"
 TOPICS = 1_000
 # Spread around a topic centre: two interactions of one topic have cosine ~0.6, as related texts do.
 TOPIC_NOISE = 0.8
@@ -335,12 +333,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--heap", default="3g")
     p.add_argument("--pagecache", default="3g")
     p.add_argument(
-        "--vector-api",
-        action="store_true",
-        help="with --start-local: run the JVM with --add-modules=jdk.incubator.vector "
-        "(SIMD in Lucene; the Neo4j distribution's own neo4j.conf sets it)",
-    )
-    p.add_argument(
         "--keep-running",
         action="store_true",
         help="with --start-local: leave the server running (to --measure-only later)",
@@ -369,8 +361,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="skip loading: measure the tenants of an earlier --run-id and --seed",
     )
     args = p.parse_args(argv)
-    if args.vector_api and not args.start_local:
-        p.error("--vector-api needs --start-local (it is a JVM flag)")
     return args
 
 
@@ -426,8 +416,6 @@ async def run(args: argparse.Namespace, settings: Neo4jSettings) -> dict[str, An
 def local_server(args: argparse.Namespace, settings: Neo4jSettings) -> LocalNeo4j | None:
     if not args.start_local:
         return None
-    if args.vector_api and VECTOR_API_FLAG not in local_server_module.JVM_FLAGS:
-        local_server_module.JVM_FLAGS.append(VECTOR_API_FLAG)
     server = LocalNeo4j(settings)
     log(f"starting local Neo4j {NEO4J_VERSION} at {server.home} on port {args.port}")
     server.start()

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j import (
+    READ_ACCESS,
+    WRITE_ACCESS,
+    AsyncDriver,
+    AsyncGraphDatabase,
+    AsyncManagedTransaction,
+    AsyncSession,
+)
+from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from graph.cypher import statement
 from graph.errors import StoreUnavailable
 from graph.settings import Neo4jSettings
 
 T = TypeVar("T")
+# A read that meets a transient failure (a leader switch, a deadlock victim) is tried again.
+READ_ATTEMPTS = 3
+READ_RETRY_DELAY_S = 0.2
 Row = dict[str, Any]
 
 
@@ -24,6 +35,14 @@ class Database:
         self.name = name
         # Counts statements sent, so tests can bound round trips (no N+1).
         self.round_trips = 0
+        # Every session of this process shares bookmarks: on a cluster a read follows this
+        # process's earlier writes (causal consistency); on a single server it costs nothing.
+        self.bookmarks = AsyncGraphDatabase.bookmark_manager()
+
+    def _session(self, mode: str) -> AsyncSession:
+        return self.driver.session(
+            database=self.name, default_access_mode=mode, bookmark_manager=self.bookmarks
+        )
 
     @classmethod
     def connect(cls, settings: Neo4jSettings) -> Database:
@@ -48,7 +67,21 @@ class Database:
             raise StoreUnavailable(f"Neo4j is not reachable: {error}") from error
 
     async def read(self, name: str, **params: Any) -> list[Row]:
-        return await self._execute("read", lambda tx: run(tx, name, params))
+        """One statement in an auto-commit read transaction: one round trip fewer than a managed
+        transaction (no separate COMMIT), so transient failures are retried here instead."""
+        for attempt in range(READ_ATTEMPTS):
+            self.round_trips += 1
+            try:
+                async with self._session(READ_ACCESS) as session:
+                    result = await session.run(statement(name), params)
+                    return [record.data() async for record in result]
+            except (ServiceUnavailable, SessionExpired, TransientError) as error:
+                if attempt + 1 == READ_ATTEMPTS:
+                    if isinstance(error, TransientError):
+                        raise
+                    raise StoreUnavailable(f"Neo4j is not reachable: {error}") from error
+                await asyncio.sleep(READ_RETRY_DELAY_S * (attempt + 1))
+        raise AssertionError("unreachable")
 
     async def write(self, name: str, **params: Any) -> list[Row]:
         return await self._execute("write", lambda tx: run(tx, name, params))
@@ -66,7 +99,7 @@ class Database:
             return await work(tx)
 
         try:
-            async with self.driver.session(database=self.name) as session:
+            async with self._session(READ_ACCESS if mode == "read" else WRITE_ACCESS) as session:
                 if mode == "read":
                     return await session.execute_read(counted)
                 return await session.execute_write(counted)
