@@ -81,7 +81,7 @@ class MemoryEngine:
                 speaker=u.speaker,
                 text=u.text,
                 occurred_at=u.occurred_at,
-                embedding=[float(x) for x in vector],
+                embedding=vector.tolist(),
                 session_id=u.session_id,
                 source_ref=u.source_ref,
             )

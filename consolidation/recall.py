@@ -11,7 +11,7 @@ from consolidation.embedders import Embedder
 from consolidation.pipeline import Stores
 from consolidation.types import Budgets, Recall, RecallHit
 from graph.models import Episode, Fact, Hit, Interaction, Owner
-from graph.recall import Candidates, RecallCandidates, RecallSearch
+from graph.recall import Candidates, RecallCandidates, RecallSearch, Sources
 
 T = TypeVar("T", Interaction, Episode, Fact)
 # Reciprocal-rank-fusion constant: the usual 60 keeps one list's top hit from dominating.
@@ -47,7 +47,12 @@ class Recaller:
                 facts=budgets.semantic,
                 include_consolidated=include_consolidated,
             )
-        return _assemble(query, as_of, found, budgets)
+        sub = fuse(found.interactions.dense, found.interactions.lexical, k=budgets.subconscious)
+        epi = fuse(found.episodes.dense, found.episodes.lexical, k=budgets.episodic)
+        sem = fuse(found.facts.dense, found.facts.lexical, k=budgets.semantic)
+        # Provenance only for what survived fusion.
+        sources = await self.search.sources(owner, [h.item.id for h in epi], [h.item.id for h in sem])
+        return _assemble(query, as_of, sub, epi, sem, sources)
 
     async def _as_of(
         self, owner: Owner, vector: list[float], budgets: Budgets, as_of: datetime, include_consolidated: bool
@@ -68,15 +73,7 @@ class Recaller:
             if budgets.semantic > 0
             else _nothing(),
         )
-        episode_sources = await stores.episodes.sources(owner, [h.item.id for h in epi]) if epi else {}
-        fact_sources = await stores.facts.sources(owner, [h.item.id for h in sem]) if sem else {}
-        return RecallCandidates(
-            interactions=_dense(sub),
-            episodes=_dense(epi),
-            facts=_dense(sem),
-            episode_sources=episode_sources,
-            fact_sources=fact_sources,
-        )
+        return RecallCandidates(interactions=_dense(sub), episodes=_dense(epi), facts=_dense(sem))
 
 
 async def _nothing() -> list[Any]:
@@ -87,10 +84,14 @@ def _dense(hits: list[Hit[T]]) -> Candidates[T]:
     return Candidates(hits, [])
 
 
-def _assemble(query: str, as_of: datetime | None, found: RecallCandidates, budgets: Budgets) -> Recall:
-    sub = fuse(found.interactions.dense, found.interactions.lexical, k=budgets.subconscious)
-    epi = fuse(found.episodes.dense, found.episodes.lexical, k=budgets.episodic)
-    sem = fuse(found.facts.dense, found.facts.lexical, k=budgets.semantic)
+def _assemble(
+    query: str,
+    as_of: datetime | None,
+    sub: list[Hit[Interaction]],
+    epi: list[Hit[Episode]],
+    sem: list[Hit[Fact]],
+    sources: Sources,
+) -> Recall:
     subconscious = [
         RecallHit("subconscious", h.item.id, h.item.text, h.score, h.item.occurred_at, [h.item.id], h.item)
         for h in sub
@@ -102,7 +103,7 @@ def _assemble(query: str, as_of: datetime | None, found: RecallCandidates, budge
             h.item.summary,
             h.score,
             h.item.last_at,
-            [i for i, _ in found.episode_sources.get(h.item.id, [])],
+            [i for i, _ in sources.episodes.get(h.item.id, [])],
             h.item,
         )
         for h in epi
@@ -114,7 +115,7 @@ def _assemble(query: str, as_of: datetime | None, found: RecallCandidates, budge
             h.item.text,
             h.score,
             h.item.valid_from,
-            found.fact_sources.get(h.item.id, ([], []))[1],
+            sources.facts.get(h.item.id, ([], []))[1],
             h.item,
         )
         for h in sem

@@ -43,14 +43,6 @@ class EpisodeStore:
         rows = await self.db.read("queries/episodes/get", **owner.params(), ids=ids)
         return [episode_from(r["episode"]) for r in rows]
 
-    async def sources(self, owner: Owner, ids: list[str]) -> dict[str, list[tuple[str, float | None]]]:
-        """Episode id -> [(interaction id, similarity)] in stream order."""
-        rows = await self.db.read("queries/episodes/sources", **owner.params(), ids=ids)
-        found: dict[str, list[tuple[str, float | None]]] = {episode_id: [] for episode_id in ids}
-        for row in rows:
-            found[row["episode_id"]].append((row["interaction_id"], row["similarity"]))
-        return found
-
     async def versions(self, owner: Owner, episode_id: str) -> list[Episode]:
         """The whole version chain containing this episode, newest first."""
         rows = await self.db.read("queries/episodes/versions", **owner.params(), id=episode_id)

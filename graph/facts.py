@@ -71,11 +71,6 @@ class FactStore:
         rows = await self.db.read("queries/facts/get", **owner.params(), ids=ids)
         return [fact_from(r["fact"]) for r in rows]
 
-    async def sources(self, owner: Owner, ids: list[str]) -> dict[str, tuple[list[str], list[str]]]:
-        """Fact id -> (episode ids, interaction ids) it was derived from."""
-        rows = await self.db.read("queries/facts/sources", **owner.params(), ids=ids)
-        return {r["fact_id"]: (r["episode_ids"], r["interaction_ids"]) for r in rows}
-
     async def provenance(self, owner: Owner, fact_id: str) -> Provenance:
         rows = await self.db.read("queries/facts/provenance", **owner.params(), id=fact_id)
         if not rows:

@@ -1,7 +1,8 @@
-"""What one recall reads from all three layers, fetched in a single statement."""
+"""What one recall reads from the three layers: dense and lexical candidates, then provenance."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -29,15 +30,19 @@ class RecallCandidates:
     interactions: Candidates[Interaction]
     episodes: Candidates[Episode]
     facts: Candidates[Fact]
+
+
+@dataclass(frozen=True)
+class Sources:
     # Episode id -> [(interaction id, recurrence similarity)] in stream order.
-    episode_sources: dict[str, list[tuple[str, float | None]]]
+    episodes: dict[str, list[tuple[str, float | None]]]
     # Fact id -> (episode ids, interaction ids) it was derived from.
-    fact_sources: dict[str, tuple[list[str], list[str]]]
+    facts: dict[str, tuple[list[str], list[str]]]
 
 
 class RecallSearch:
-    """Dense and lexical candidates of every layer plus their provenance: one round trip, because
-    on a small server each statement costs milliseconds of fixed overhead."""
+    """Every layer in one statement per view: on a small server each statement costs
+    milliseconds of fixed overhead, and the dense and lexical views run side by side."""
 
     def __init__(self, db: Database, dimension: int) -> None:
         self.db = db
@@ -54,33 +59,53 @@ class RecallSearch:
         facts: int,
         include_consolidated: bool,
     ) -> RecallCandidates:
-        """`text` None skips the lexical lists; a budget of 0 skips its layer."""
-        query = vector_param("query vector", vector, self.dimension)
-        rows = await self.db.read(
-            "queries/recall/candidates",
+        """`text` None (or without a searchable word) skips the lexical view; a budget of 0
+        skips its layer."""
+        budgets = {"k_interactions": interactions, "k_episodes": episodes, "k_facts": facts}
+        scope = {
             **owner.params(),
-            vector=query,
-            lucene=lucene_query(text, owner) if text is not None else None,
-            k_interactions=interactions,
-            k_episodes=episodes,
-            k_facts=facts,
+            **budgets,
+            "consolidated": [False, True] if include_consolidated else [False],
+        }
+        dense = self.db.read(
+            "queries/recall/dense",
+            **scope,
+            vector=vector_param("query vector", vector, self.dimension),
             pool=max(interactions, episodes, facts, SEARCH_POOL),
-            consolidated=[False, True] if include_consolidated else [False],
         )
-        row = rows[0]
+        lucene = lucene_query(text, owner) if text is not None else None
+        if lucene is None:
+            dense_row, lexical_row = (await dense)[0], None
+        else:
+            lexical = self.db.read("queries/recall/lexical", **scope, lucene=lucene)
+            dense_rows, lexical_rows = await asyncio.gather(dense, lexical)
+            dense_row, lexical_row = dense_rows[0], lexical_rows[0]
         return RecallCandidates(
-            interactions=_layer(row, "interactions", interaction_from),
-            episodes=_layer(row, "episodes", episode_from),
-            facts=_layer(row, "facts", fact_from),
-            episode_sources={
+            interactions=_layer(dense_row, lexical_row, "interactions", interaction_from),
+            episodes=_layer(dense_row, lexical_row, "episodes", episode_from),
+            facts=_layer(dense_row, lexical_row, "facts", fact_from),
+        )
+
+    async def sources(self, owner: Owner, episode_ids: list[str], fact_ids: list[str]) -> Sources:
+        if not episode_ids and not fact_ids:
+            return Sources({}, {})
+        row = (
+            await self.db.read(
+                "queries/recall/sources", **owner.params(), episode_ids=episode_ids, fact_ids=fact_ids
+            )
+        )[0]
+        return Sources(
+            episodes={
                 e["id"]: [(s["id"], s["similarity"]) for s in e["sources"]] for e in row["episode_sources"]
             },
-            fact_sources={f["id"]: (f["episode_ids"], f["interaction_ids"]) for f in row["fact_sources"]},
+            facts={f["id"]: (f["episode_ids"], f["interaction_ids"]) for f in row["fact_sources"]},
         )
 
 
-def _layer(row: Row, layer: str, record: Callable[[dict[str, Any]], T]) -> Candidates[T]:
-    def hits(key: str) -> list[Hit[T]]:
-        return [Hit(record(h["item"]), float(h["score"])) for h in row[key]]
+def _layer(
+    dense: Row, lexical: Row | None, layer: str, record: Callable[[dict[str, Any]], T]
+) -> Candidates[T]:
+    def hits(row: Row | None, key: str) -> list[Hit[T]]:
+        return [Hit(record(h["item"]), float(h["score"])) for h in row[key]] if row else []
 
-    return Candidates(hits(f"{layer}_dense"), hits(f"{layer}_lexical"))
+    return Candidates(hits(dense, f"{layer}_dense"), hits(lexical, f"{layer}_lexical"))

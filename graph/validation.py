@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from datetime import datetime
+
+import numpy as np
 
 from graph.errors import InvalidInput
 
@@ -34,7 +35,7 @@ def require_text(what: str, text: str, max_bytes: int) -> None:
 def require_vector(what: str, vector: Sequence[float], dimension: int) -> None:
     if len(vector) != dimension:
         raise InvalidInput(f"{what} has {len(vector)} dimensions; the store expects {dimension}")
-    if not all(math.isfinite(x) for x in vector):
+    if not np.isfinite(np.asarray(vector, dtype=np.float64)).all():
         raise InvalidInput(f"{what} holds a NaN or infinite value")
 
 

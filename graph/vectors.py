@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from neo4j.vector import Vector
 
 from graph.errors import InvalidInput
@@ -15,7 +16,7 @@ def vector_param(what: str, values: Sequence[float], dimension: int) -> Vector:
     384 floats is packed value by value (about 1 ms of driver CPU each way). Statements that
     store one convert it with `toFloatList()`, which needs CYPHER 25."""
     require_vector(what, values, dimension)
-    try:
-        return Vector(values, "f32")
-    except (OverflowError, ValueError) as error:
-        raise InvalidInput(f"{what}: {error}") from error
+    packed = np.asarray(values, dtype=np.float32)
+    if not np.isfinite(packed).all():
+        raise InvalidInput(f"{what} holds a value beyond the float32 range")
+    return Vector.from_numpy(packed)

@@ -178,8 +178,12 @@ async def test_preference_shift_supersedes_and_as_of_sees_the_past(
         "preference shift",
     )
     assert row["valid_to"].to_native() == T0 + timedelta(days=61)
+    trips = db.round_trips
     now = await engine.recall(owner, "does Alice like sushi")
     assert [h.text for h in now.semantic] == ["Alice dislikes sushi."]
+    assert now.semantic[0].interaction_ids and now.episodic and now.episodic[0].interaction_ids
+    # Dense and lexical candidates of all three layers, then provenance: three statements.
+    assert db.round_trips - trips == 3
     before = await engine.recall(owner, "does Alice like sushi", as_of=T0 + timedelta(days=30))
     assert [h.text for h in before.semantic] == ["Alice loves sushi."]
 

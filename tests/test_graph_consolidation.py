@@ -23,6 +23,7 @@ from graph.models import (
     RunWrite,
     new_id,
 )
+from graph.recall import RecallSearch
 from tests.conftest import DIMENSION
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
@@ -150,8 +151,8 @@ async def test_new_episode_version_supersedes_and_inherits_sources(
     versions = await store.versions(owner, first.id)
     assert [(v.id, v.version, v.current) for v in versions] == [(second.id, 2, True), (first.id, 1, False)]
     assert versions[1].superseded_at is not None
-    sources = await store.sources(owner, [second.id])
-    assert sorted(i for i, _ in sources[second.id]) == sorted(ids)
+    sources = await RecallSearch(db, DIMENSION).sources(owner, [second.id], [])
+    assert sorted(i for i, _ in sources.episodes[second.id]) == sorted(ids)
     hits = await store.search(owner, vec(embedder, "alice sushi"), 5)
     assert [h.item.id for h in hits] == [second.id]
     before = await store.search(
