@@ -51,6 +51,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.processes import cpu_seconds, settle  # noqa: E402  (needs ROOT on the path)
+
 RECMEM = str(Path(sys.executable).parent / "recmem")
 DEFAULT_OUTPUT = ROOT / "bench" / "results" / "service.json"
 BUDGETS = {"subconscious": 10, "episodic": 5, "semantic": 10}
@@ -185,17 +187,6 @@ def proc_status(pid: int) -> dict[str, int]:
     except OSError:
         pass
     return out
-
-
-def cpu_seconds(pid: int | None) -> float | None:
-    """utime + stime of a process (all its threads) from /proc/PID/stat."""
-    if pid is None:
-        return None
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextmanager
@@ -662,6 +653,8 @@ def bench_embedder(
                         loads[str(size)]["cpu_ms_per_interaction"] = cpu.pop("cpu_ms_per_op")
                         log(f"  {loads[str(size)]['interactions_per_s']} interactions/s")
                         recall_users[size] = user
+                        settled = settle(pids.get("neo4j"), limit_s=args.settle_limit)
+                        log(f"  Neo4j idle again after {settled} s (index merges after the load)")
                         log(f"[{embedder}/{mode}] recall x{args.queries} at {size}")
                         with cpu_meter(pids, args.queries + args.warmup, cpu):
                             recalls[str(size)] = measure_recall(
@@ -669,6 +662,7 @@ def bench_embedder(
                             )
                         recalls[str(size)] |= cpu
                         recalls[str(size)]["interactions"] = size
+                        recalls[str(size)]["settle_s_after_load"] = settled
                         log(f"  p50 {recalls[str(size)]['latency']['p50_ms']} ms")
                         result["recall"], result["batch_ingest_partial"] = recalls, loads
                         checkpoint(result)
@@ -847,6 +841,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--minilm-remember", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--max-batch", type=int, default=1000, help="RECMEM_API_MAX_BATCH and the batch size")
+    parser.add_argument(
+        "--settle-limit",
+        type=float,
+        default=900.0,
+        help="seconds to wait at most for Neo4j to go idle after a load, before measuring recall",
+    )
     parser.add_argument(
         "--gated-batch", type=int, default=2000, help="also ingest this many with the gate on (0: skip)"
     )

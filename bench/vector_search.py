@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.processes import settle
 from graph.database import Database, Row
 from graph.interactions import InteractionStore
 from graph.local_server import LocalNeo4j
@@ -353,6 +354,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--load-concurrency", type=int, default=3)
     p.add_argument("--seed", type=int, default=42)
     p.add_argument(
+        "--settle-limit",
+        type=float,
+        default=1800.0,
+        help="seconds to wait at most, after loading, for a local Neo4j to finish merging index segments",
+    )
+    p.add_argument(
         "--run-id", default=uuid.uuid4().hex[:8], help="tenant suffix (default: random, i.e. fresh tenants)"
     )
     p.add_argument(
@@ -389,7 +396,7 @@ def settings_from(args: argparse.Namespace) -> Neo4jSettings:
     return Neo4jSettings(**overrides)
 
 
-async def run(args: argparse.Namespace, settings: Neo4jSettings) -> dict[str, Any]:
+async def run(args: argparse.Namespace, settings: Neo4jSettings, neo4j_pid: int | None) -> dict[str, Any]:
     db = RecordingDatabase.connect(settings)
     assert isinstance(db, RecordingDatabase)
     try:
@@ -401,14 +408,18 @@ async def run(args: argparse.Namespace, settings: Neo4jSettings) -> dict[str, An
             log(f"loading {item.scenario.name} into {item.tenant}")
             await load(store, item, args.batch, args.load_concurrency)
             log(f"{item.scenario.name} loaded in {item.load_seconds:.0f}s")
-        # Measured after every scenario is loaded: each user shares one index with all the others.
+        # Measured after every scenario is loaded (each user shares one index with all the others)
+        # and after Lucene has merged the load's small segments: the state a service runs in.
+        settled = None if args.measure_only else settle(neo4j_pid, limit_s=args.settle_limit)
+        if settled is not None:
+            log(f"Neo4j idle again {settled} s after the load")
         rng = np.random.default_rng([args.seed, 1])
         results = {}
         for item in loaded:
             log(f"measuring {item.scenario.name}: {args.queries} queries")
             results[item.scenario.name] = await measure(store, db, item, rng, args.queries, args.warmup)
             log(f"{item.scenario.name}: {json.dumps(results[item.scenario.name])}")
-        return {**await server_info(db), "scenarios": results}
+        return {**await server_info(db), "settle_s_after_load": settled, "scenarios": results}
     finally:
         await db.close()
 
@@ -437,7 +448,8 @@ def main(argv: list[str] | None = None) -> None:
     server = local_server(args, settings)
     vector_api = jvm_vector_api(server)
     try:
-        report = asyncio.run(run(args, settings))
+        pid = server.status().pid if server is not None else None
+        report = asyncio.run(run(args, settings, pid))
     finally:
         if server is not None and not args.keep_running:
             server.stop()

@@ -76,6 +76,8 @@ def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> N
         "1",
         "--gated-batch",
         "10",
+        "--settle-limit",
+        "5",
         "--max-batch",
         "15",
         "--profile-n",
@@ -88,7 +90,7 @@ def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> N
     password = neo4j_settings.resolved_password()
     if password is not None:
         command += ["--neo4j-password", password]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
     assert json.loads(output.read_text()) == report
