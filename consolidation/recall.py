@@ -34,7 +34,7 @@ class Recaller:
         include_consolidated: bool,
         lexical: bool,
     ) -> Recall:
-        vector = [float(x) for x in (await self.embedder.embed([query]))[0]]
+        vector = (await self.embedder.embed([query]))[0].tolist()
         if as_of is not None:
             found = await self._as_of(owner, vector, budgets, as_of, include_consolidated)
         else:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from neo4j.vector import Vector
+
 from graph.database import Database, Row
 from graph.errors import InvalidInput
 from graph.lucene import lucene_query
@@ -22,7 +24,6 @@ from graph.validation import (
     require_name,
     require_owner,
     require_text,
-    require_vector,
 )
 from graph.vectors import vector_param
 
@@ -117,7 +118,6 @@ class InteractionStore:
             where = f"interaction {index}"
             require_name(f"{where} speaker", item.speaker)
             require_text(f"{where} text", item.text, self.max_text_bytes)
-            require_vector(f"{where} embedding", item.embedding, self.dimension)
             require_aware(f"{where} occurred_at", item.occurred_at)
             if item.source_ref is not None:
                 require_name(f"{where} source_ref", item.source_ref)
@@ -132,7 +132,9 @@ class _Plan:
         self.ids: list[str] = []
         self.rows: list[dict[str, Any]] = []
         first: dict[str, str] = {}
-        for item in items:
+        for index, item in enumerate(items):
+            # Checked (and packed) for every item before anything is written, repeats included.
+            embedding = vector_param(f"interaction {index} embedding", item.embedding, dimension)
             ref = item.source_ref
             if ref is not None and ref in first:
                 self.ids.append(first[ref])
@@ -140,7 +142,7 @@ class _Plan:
             record_id = new_id("int")
             first.update({ref: record_id} if ref is not None else {})
             self.ids.append(record_id)
-            self.rows.append(_row(record_id, item, dimension))
+            self.rows.append(_row(record_id, item, embedding))
 
     def stored(self, known: list[Row], created: list[Row]) -> list[StoredInteraction]:
         by_ref = {k["source_ref"]: k for k in known}
@@ -156,7 +158,7 @@ class _Plan:
         return result
 
 
-def _row(record_id: str, item: NewInteraction, dimension: int) -> dict[str, Any]:
+def _row(record_id: str, item: NewInteraction, embedding: Vector) -> dict[str, Any]:
     return {
         "id": record_id,
         "session_id": item.session_id,
@@ -164,5 +166,5 @@ def _row(record_id: str, item: NewInteraction, dimension: int) -> dict[str, Any]
         "text": item.text,
         "occurred_at": item.occurred_at.isoformat(),
         "source_ref": item.source_ref,
-        "embedding": vector_param("interaction embedding", item.embedding, dimension),
+        "embedding": embedding,
     }

@@ -32,11 +32,16 @@ def require_text(what: str, text: str, max_bytes: int) -> None:
         raise InvalidInput(f"{what} is {size} bytes; the limit is {max_bytes}")
 
 
-def require_vector(what: str, vector: Sequence[float], dimension: int) -> None:
+def require_vector(what: str, vector: Sequence[float], dimension: int) -> np.ndarray:
+    """The vector as float32, the precision it is stored in; a value beyond float32 counts as
+    infinite."""
     if len(vector) != dimension:
         raise InvalidInput(f"{what} has {len(vector)} dimensions; the store expects {dimension}")
-    if not np.isfinite(np.asarray(vector, dtype=np.float64)).all():
-        raise InvalidInput(f"{what} holds a NaN or infinite value")
+    with np.errstate(over="ignore"):
+        stored = np.asarray(vector, dtype=np.float32)
+    if not np.isfinite(stored).all():
+        raise InvalidInput(f"{what} holds a NaN or infinite value (in float32)")
+    return stored
 
 
 def require_aware(what: str, moment: datetime) -> None:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 from neo4j.vector import Vector
 
-from graph.errors import InvalidInput
 from graph.validation import require_vector
 
 
@@ -15,8 +13,4 @@ def vector_param(what: str, values: Sequence[float], dimension: int) -> Vector:
     """A checked vector, packed as float32: Bolt carries it as one byte string, where a list of
     384 floats is packed value by value (about 1 ms of driver CPU each way). Statements that
     store one convert it with `toFloatList()`, which needs CYPHER 25."""
-    require_vector(what, values, dimension)
-    packed = np.asarray(values, dtype=np.float32)
-    if not np.isfinite(packed).all():
-        raise InvalidInput(f"{what} holds a value beyond the float32 range")
-    return Vector.from_numpy(packed)
+    return Vector.from_numpy(require_vector(what, values, dimension))
