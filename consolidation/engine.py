@@ -54,11 +54,14 @@ class MemoryEngine:
             ConsolidationStore(db, embedder.dimension),
         )
         self.leases = LeaseStore(db)
-        self.pipeline = UnitPipeline(self.stores, embedder, consolidator, settings)
-        self.recaller = Recaller(self.stores, RecallSearch(db, embedder.dimension), embedder)
+        search = RecallSearch(db, embedder.dimension)
+        self.pipeline = UnitPipeline(self.stores, search, embedder, consolidator, settings)
+        self.recaller = Recaller(self.stores, search, embedder)
         self.answerer = Answerer(self.recaller, consolidator, self.stores.consolidations)
         self.events = EventHub()
         self._queue: asyncio.Queue[Owner] = asyncio.Queue()
+        # Users in the queue: a user is queued once however many writes arrive before its pass.
+        self._queued: set[Owner] = set()
         # The database lease is re-entrant for its holder, so coroutines of this one engine
         # also queue on a local lock per user.
         self._locks: dict[Owner, asyncio.Lock] = {}
@@ -81,7 +84,7 @@ class MemoryEngine:
                 speaker=u.speaker,
                 text=u.text,
                 occurred_at=u.occurred_at,
-                embedding=vector.tolist(),
+                embedding=vector,
                 session_id=u.session_id,
                 source_ref=u.source_ref,
             )
@@ -96,7 +99,9 @@ class MemoryEngine:
         if consolidate is False:
             return []
         if consolidate is None and self.settings.consolidation_mode == "background":
-            self._queue.put_nowait(owner)
+            if owner not in self._queued:
+                self._queued.add(owner)
+                self._queue.put_nowait(owner)
             return []
         return await self.consolidate(owner, wait=True)
 
@@ -125,10 +130,12 @@ class MemoryEngine:
     async def _consolidate_locked(self, owner: Owner, wait: bool) -> list[ConsolidationOutcome]:
         outcomes: list[ConsolidationOutcome] = []
         while await self._acquire(owner, wait):
+            drained: list[ConsolidationOutcome] = []
             try:
-                drained = await self._drain(owner)
+                await self._drain(owner, drained)
             finally:
-                pending = await self.leases.release(owner, self.holder)
+                checked = [o.trigger_id for o in drained if o.action == "none"]
+                pending = await self.leases.release(owner, self.holder, checked)
             outcomes += drained
             if any(o.action == "deferred" for o in drained) or not pending:
                 break
@@ -145,8 +152,9 @@ class MemoryEngine:
             delay = min(delay * 2, 1.0)
         return True
 
-    async def _drain(self, owner: Owner) -> list[ConsolidationOutcome]:
-        outcomes: list[ConsolidationOutcome] = []
+    async def _drain(self, owner: Owner, outcomes: list[ConsolidationOutcome]) -> None:
+        """Gate every pending interaction, appending to `outcomes` as it goes (so that what was
+        decided before a failure still counts)."""
         done: set[str] = set()
         pending = await self.stores.interactions.pending(owner, PENDING_BATCH)
         # A full batch may hide more pending interactions behind it: count them as possible followers.
@@ -162,7 +170,6 @@ class MemoryEngine:
             if outcome.action == "deferred":
                 log.warning("consolidation deferred for one interaction: %s", outcome.error)
                 break
-        return outcomes
 
     def subscribe(self, owner: Owner) -> AsyncIterator[ConsolidationOutcome]:
         return self.events.subscribe(owner)
@@ -179,6 +186,7 @@ class MemoryEngine:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._worker
             self._worker = None
+            self._queued.clear()
 
     async def drain_queue(self) -> None:
         """Wait until the background worker has handled every queued user (tests, shutdown)."""
@@ -188,6 +196,9 @@ class MemoryEngine:
         while True:
             owner = await self._queue.get()
             try:
+                await asyncio.sleep(self.settings.consolidation_delay_s)
+                # Writes from here on queue the user again: this pass may not see them.
+                self._queued.discard(owner)
                 await self.consolidate(owner, wait=True)
             except Exception:
                 # The interactions stay pending; the next write or pass retries them.

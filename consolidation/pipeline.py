@@ -38,11 +38,13 @@ from graph.models import (
     EpisodeWrite,
     Fact,
     FactWrite,
+    Hit,
     Interaction,
     Owner,
     RunWrite,
     new_id,
 )
+from graph.recall import RecallSearch
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -67,9 +69,15 @@ def to_turn(unit: Interaction) -> Turn:
 
 class UnitPipeline:
     def __init__(
-        self, stores: Stores, embedder: Embedder, consolidator: Consolidator, settings: EngineSettings
+        self,
+        stores: Stores,
+        search: RecallSearch,
+        embedder: Embedder,
+        consolidator: Consolidator,
+        settings: EngineSettings,
     ) -> None:
         self.stores = stores
+        self.search = search
         self.embedder = embedder
         self.consolidator = consolidator
         self.settings = settings
@@ -83,19 +91,29 @@ class UnitPipeline:
         """`later`: how many unconsolidated interactions may follow this one in the stream; the gate
         reads that many more candidates so that the top predecessors are all among them."""
         try:
-            merged = await self._merge_first(owner, unit, vector, holder)
+            # One read serves both steps: the nearest current episode (merge-first) and the
+            # unit's unconsolidated neighbours (the gate).
+            found = await self.search.candidates(
+                owner,
+                vector,
+                None,
+                interactions=self.gate.top_k + 1 + later,
+                episodes=1,
+                facts=0,
+                include_consolidated=False,
+            )
+            merged = await self._merge_first(owner, unit, found.episodes.dense, holder)
             if merged is not None:
                 return merged
-            return await self._recurrence(owner, unit, vector, holder, later)
+            return await self._recurrence(owner, unit, found.interactions.dense, holder)
         except (Deferred, LeaseLost) as error:
             return ConsolidationOutcome(trigger_id=unit.id, action="deferred", error=str(error))
 
     # -- merge-first ---------------------------------------------------------------------------
 
     async def _merge_first(
-        self, owner: Owner, unit: Interaction, vector: list[float], holder: str
+        self, owner: Owner, unit: Interaction, hits: list[Hit[Episode]], holder: str
     ) -> ConsolidationOutcome | None:
-        hits = await self.stores.episodes.search(owner, vector, 1)
         if not hits or hits[0].score < self.settings.merge_threshold:
             return None
         episode, similarity = hits[0].item, hits[0].score
@@ -129,14 +147,11 @@ class UnitPipeline:
     # -- recurrence gate -----------------------------------------------------------------------
 
     async def _recurrence(
-        self, owner: Owner, unit: Interaction, vector: list[float], holder: str, later: int
+        self, owner: Owner, unit: Interaction, candidates: list[Hit[Interaction]], holder: str
     ) -> ConsolidationOutcome:
-        candidates = await self.stores.interactions.search(
-            owner, vector, self.gate.top_k + 1 + later, include_consolidated=False
-        )
         decision = self.gate.decide(unit, candidates)
         if not decision.open:
-            await self.stores.interactions.mark_checked(owner, [unit.id])
+            # The caller marks it as gated when it releases the lease (one write per pass).
             return ConsolidationOutcome(trigger_id=unit.id, action="none")
         return await self._create(owner, unit, decision, holder)
 

@@ -57,6 +57,9 @@ class EngineSettings(BaseSettings):
     # background: remember answers once the interaction is durable and a worker in the same process
     # consolidates; inline: the caller waits for consolidation (a request may ask for either).
     consolidation_mode: Literal["inline", "background"] = "background"
+    # Background mode: how long the worker lets a user's writes gather before one pass over them.
+    # A burst of writes then costs one lease and one batch of gate checks instead of one each.
+    consolidation_delay_s: float = Field(default=0.2, ge=0, le=60)
     include_consolidated: bool = False
 
     @property

@@ -55,9 +55,6 @@ class InteractionStore:
         rows = await self.db.read("queries/interactions/pending", **owner.params(), limit=limit)
         return [(interaction_from(r["interaction"]), list(r["embedding"])) for r in rows]
 
-    async def mark_checked(self, owner: Owner, ids: list[str]) -> None:
-        await self.db.write("queries/interactions/mark_checked", **owner.params(), ids=ids)
-
     async def get(self, owner: Owner, ids: list[str]) -> list[Interaction]:
         rows = await self.db.read("queries/interactions/get", **owner.params(), ids=ids)
         return [interaction_from(row["interaction"]) for row in rows]

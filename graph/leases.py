@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from graph.database import Database
 from graph.models import Owner
 
@@ -18,7 +20,8 @@ class LeaseStore:
         )
         return bool(rows and rows[0]["acquired"])
 
-    async def release(self, owner: Owner, holder: str) -> bool:
-        """Release the lease if held; True when interactions are still waiting for the gate."""
-        rows = await self.db.write("queries/leases/release", **owner.params(), holder=holder)
+    async def release(self, owner: Owner, holder: str, checked: Sequence[str] = ()) -> bool:
+        """Mark `checked` as gated without recurrence and release the lease if held; True when
+        interactions are still waiting for the gate."""
+        rows = await self.db.write("queries/leases/release", **owner.params(), holder=holder, checked=checked)
         return bool(rows and rows[0]["pending"])

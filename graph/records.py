@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from graph.models import ConsolidationRun, Episode, Fact, Interaction, to_python
+
+
+def instant(value: Any) -> Any:
+    """A stored instant: the driver's DateTime, or `toString()` of one, which hot reads return
+    because the driver's pure-Python temporal decoding costs ~0.3 ms per value; `fromisoformat`
+    is in C. A named zone (`...+01:00[Europe/Paris]`) keeps its offset, so the instant is exact."""
+    if isinstance(value, str):
+        return datetime.fromisoformat(value.split("[", 1)[0])
+    return to_python(value)
 
 
 def interaction_from(data: dict[str, Any]) -> Interaction:
@@ -15,11 +25,11 @@ def interaction_from(data: dict[str, Any]) -> Interaction:
         session_id=data.get("session_id"),
         speaker=data["speaker"],
         text=data["text"],
-        occurred_at=to_python(data["occurred_at"]),
+        occurred_at=instant(data["occurred_at"]),
         seq=int(data["seq"]),
         consolidated=bool(data["consolidated"]),
         source_ref=data.get("source_ref"),
-        consolidated_at=to_python(data.get("consolidated_at")),
+        consolidated_at=instant(data.get("consolidated_at")),
     )
 
 
@@ -31,12 +41,12 @@ def episode_from(data: dict[str, Any]) -> Episode:
         title=data["title"],
         summary=data["summary"],
         version=int(data["version"]),
-        first_at=to_python(data["first_at"]),
-        last_at=to_python(data["last_at"]),
-        created_at=to_python(data["created_at"]),
+        first_at=instant(data["first_at"]),
+        last_at=instant(data["last_at"]),
+        created_at=instant(data["created_at"]),
         current=bool(data["current"]),
-        valid_from=to_python(data["valid_from"]),
-        superseded_at=to_python(data.get("superseded_at")),
+        valid_from=instant(data["valid_from"]),
+        superseded_at=instant(data.get("superseded_at")),
     )
 
 
@@ -48,9 +58,9 @@ def fact_from(data: dict[str, Any]) -> Fact:
         text=data["text"],
         kind=data["kind"],
         status=data["status"],
-        valid_from=to_python(data["valid_from"]),
-        valid_to=to_python(data.get("valid_to")),
-        created_at=to_python(data["created_at"]),
+        valid_from=instant(data["valid_from"]),
+        valid_to=instant(data.get("valid_to")),
+        created_at=instant(data["created_at"]),
     )
 
 

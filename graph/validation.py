@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import numpy as np
+import numpy.typing as npt
 
 from graph.errors import InvalidInput
 
@@ -32,7 +33,9 @@ def require_text(what: str, text: str, max_bytes: int) -> None:
         raise InvalidInput(f"{what} is {size} bytes; the limit is {max_bytes}")
 
 
-def require_vector(what: str, vector: Sequence[float], dimension: int) -> np.ndarray:
+def require_vector(
+    what: str, vector: Sequence[float] | npt.NDArray[np.float32], dimension: int
+) -> np.ndarray:
     """The vector as float32, the precision it is stored in; a value beyond float32 counts as
     infinite."""
     if len(vector) != dimension:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
 from neo4j.vector import Vector
 
 from graph.validation import require_vector
 
 
-def vector_param(what: str, values: Sequence[float], dimension: int) -> Vector:
+def vector_param(what: str, values: Sequence[float] | npt.NDArray[np.float32], dimension: int) -> Vector:
     """A checked vector, packed as float32: Bolt carries it as one byte string, where a list of
     384 floats is packed value by value (about 1 ms of driver CPU each way). Statements that
     store one convert it with `toFloatList()`, which needs CYPHER 25."""

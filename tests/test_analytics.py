@@ -33,6 +33,7 @@ from consolidation.embedders.hashing import HashingEmbedder
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
 from graph.interactions import InteractionStore
+from graph.leases import LeaseStore
 from graph.models import ConsolidationWrite, EpisodeWrite, FactWrite, NewInteraction, Owner, RunWrite, new_id
 from graph.settings import Neo4jSettings
 from tests.conftest import DIMENSION
@@ -194,7 +195,8 @@ async def seed_tenant(db: Database, embedder: HashingEmbedder, tenant: str) -> S
         await _commit(db, alice, embedder, seed, step)
     consolidations = ConsolidationStore(db, DIMENSION)
     await consolidations.record_runs(alice, [_run("merge_episode", 9, Cost(0, 0, 5000), GPT, "timeout")])
-    await InteractionStore(db, DIMENSION).mark_checked(alice, [a[4]])
+    # The gate found no recurrence for a[4]: a pass records that as it releases the lease.
+    await LeaseStore(db).release(alice, "seed", [a[4]])
     chess = Step("chess", "Chess", b[0:3], 3, "chess", "Bob plays chess every weekend.", "attribute",
                  Cost(0, 0, 2), Cost(0, 0, 1), provider=OFFLINE)  # fmt: skip
     await _commit(db, bob, embedder, seed, chess)

@@ -98,6 +98,35 @@ async def test_background_mode_produces_the_same_graph(db: Database, owner: Owne
     assert await shape(db, background_owner) == await shape(db, inline_owner)
 
 
+async def test_background_mode_gates_a_burst_of_writes_in_one_pass(db: Database, owner: Owner) -> None:
+    """Writes that arrive within the delay share one lease, one read of the pending interactions,
+    one candidate read each and one release that marks them gated: 3 + n statements, not 6n."""
+    texts = [
+        "The weather in Oslo is cold today",
+        "My bicycle needs a new chain",
+        "Quarterly taxes are due next week",
+        "The violin lesson moved to Thursday",
+        "Our cat learned to open the fridge",
+        "I repainted the hallway blue",
+    ]
+    engine = offline_engine(db, consolidation_mode="background", consolidation_delay_s=0.5)
+    engine.start()
+    try:
+        for text in texts:
+            await engine.remember(owner, Unit(text=text, speaker="Alice"))
+        written = db.round_trips
+        await engine.drain_queue()
+    finally:
+        await engine.stop()
+    assert db.round_trips - written <= 3 + len(texts)
+    rows = await db.driver.execute_query(
+        "MATCH (n:Interaction {tenant: $t}) RETURN collect(n.gate_checked) AS checked",
+        t=owner.tenant,
+        database_=db.name,
+    )
+    assert rows.records[0]["checked"] == [True] * len(texts)
+
+
 def test_no_endpoint_means_offline_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING):
         consolidator = build_consolidator(LLMSettings(base_url=None, api_key=None))

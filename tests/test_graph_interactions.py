@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from neo4j.time import DateTime
 
 from consolidation.embedders.hashing import HashingEmbedder
 from graph.database import Database
 from graph.errors import InvalidInput
 from graph.interactions import InteractionStore
 from graph.models import NewInteraction, Owner
+from graph.recall import RecallSearch
+from graph.records import instant
 from tests.conftest import DIMENSION
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
@@ -139,3 +142,29 @@ async def test_empty_owner_and_empty_batch_are_refused(db: Database, embedder: H
         await store.write_batch(Owner("", "alice"), _items(embedder, ["x"]))
     with pytest.raises(InvalidInput):
         await store.write_batch(Owner("t", "alice"), [])
+
+
+async def test_recall_candidates_keep_the_exact_instant(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
+    """Recall reads instants as ISO strings (fast to decode): microseconds and offsets survive."""
+    at = datetime(2024, 5, 1, 9, 0, 0, 123456, tzinfo=timezone(timedelta(hours=2)))
+    vector = embedder.embed_sync(["violin lesson on thursday"])[0].tolist()
+    item = NewInteraction(speaker="alice", text="violin lesson on thursday", occurred_at=at, embedding=vector)
+    await InteractionStore(db, DIMENSION).write_batch(owner, [item])
+    found = await RecallSearch(db, DIMENSION).candidates(
+        owner, vector, "violin", interactions=5, episodes=0, facts=0, include_consolidated=False
+    )
+    dense, lexical = found.interactions.dense, found.interactions.lexical
+    assert len(dense) == 1 and len(lexical) == 1
+    assert dense[0].item.occurred_at == lexical[0].item.occurred_at == at
+    assert dense[0].item.consolidated_at is None
+
+
+def test_instants_decode_from_strings_and_driver_values() -> None:
+    assert instant("2024-05-01T07:00:00.123456789Z") == datetime(2024, 5, 1, 7, 0, 0, 123456, tzinfo=UTC)
+    # A named zone keeps its offset in the text: the instant is exact without the zone name.
+    berlin = instant("2024-05-01T09:00:00+02:00[Europe/Berlin]")
+    assert berlin == datetime(2024, 5, 1, 7, 0, tzinfo=UTC)
+    assert instant(DateTime(2024, 5, 1, 7, 0, 0, tzinfo=UTC)) == datetime(2024, 5, 1, 7, 0, tzinfo=UTC)
+    assert instant(None) is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import re
@@ -34,12 +35,25 @@ class HashingEmbedder:
         return self.embed_sync(texts)
 
     def embed_sync(self, texts: list[str]) -> Vectors:
-        matrix = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        rows: list[int] = []
+        slots: list[tuple[int, float]] = []
         for row, text in enumerate(texts):
             words = _TOKEN.findall(text.lower())
-            for feature in words + [f"{a} {b}" for a, b in itertools.pairwise(words)]:
-                digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
-                value = int.from_bytes(digest, "little")
-                sign = 1.0 if value & 1 else -1.0
-                matrix[row, (value >> 1) % self._dimension] += sign
-        return normalize(matrix)
+            features = words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
+            slots += [_slot(feature, self._dimension) for feature in features]
+            rows += [row] * len(features)
+        columns = [column for column, _ in slots]
+        signs = [sign for _, sign in slots]
+        # One scatter-add over the flattened matrix (repeated slots add up) instead of a numpy
+        # call per feature.
+        flat_slots = np.asarray(rows, dtype=np.int64) * self._dimension + np.asarray(columns, dtype=np.int64)
+        size = len(texts) * self._dimension
+        flat = np.bincount(flat_slots, weights=signs, minlength=size) if size else np.zeros(0)
+        return normalize(flat.astype(np.float32).reshape(len(texts), self._dimension))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _slot(feature: str, dimension: int) -> tuple[int, float]:
+    """The feature's column and sign; cached, because words and bigrams recur across texts."""
+    value = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
+    return (value >> 1) % dimension, 1.0 if value & 1 else -1.0

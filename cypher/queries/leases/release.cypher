@@ -1,6 +1,19 @@
-// Gives the lease back (only if we still hold it) and says whether interactions are still waiting
-// for the gate, so the caller can look again without another round trip.
+// Ends a consolidation pass: marks the interactions the gate found no recurrence for (they stay
+// unconsolidated and are not gated again), gives the lease back (only if we still hold it) and
+// says whether interactions are still waiting for the gate, so the caller can look again without
+// another round trip.
+// The user is write-locked first, as every writer of this user's interactions does (a write
+// locks the user, then chains NEXT from its last interaction): one lock order, no deadlock.
 MATCH (u:User {tenant: $tenant, id: $user_id})
+SET u._lock = true
+REMOVE u._lock
+WITH u
+CALL (u) {
+  UNWIND $checked AS id
+  MATCH (n:Interaction {id: id})
+  WHERE n.tenant = $tenant AND n.user_id = $user_id
+  SET n.gate_checked = true
+}
 CALL (u) {
   WITH u WHERE u.lease_holder = $holder
   REMOVE u.lease_holder, u.lease_until
