@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -92,6 +92,26 @@ async def test_remember_batch_in_order_without_consolidation(caller: Caller) -> 
     )
     assert [p["seq"] for p in data["rememberBatch"]] == [1, 2, 3, 4]
     assert all(p["created"] and p["consolidation"] is None for p in data["rememberBatch"])
+
+
+async def test_remember_batch_keeps_every_field_and_fills_defaults(caller: Caller) -> None:
+    units = [unit("all fields given", 0, sessionId="s7", sourceRef="r-7"), {"text": "only text"}]
+    data = await caller.gql(
+        'mutation($units: [UnitInput!]!) { rememberBatch(userId: "erin", units: $units, consolidate: false) '
+        "{ interaction { text speaker occurredAt sessionId sourceRef } } }",
+        {"units": units},
+    )
+    given, bare = (p["interaction"] for p in data["rememberBatch"])
+    assert given == {
+        "text": "all fields given",
+        "speaker": "alice",
+        "occurredAt": "2024-05-01T09:00:00Z",
+        "sessionId": "s7",
+        "sourceRef": "r-7",
+    }
+    assert (bare["speaker"], bare["sessionId"], bare["sourceRef"]) == ("user", None, None)
+    stamped = datetime.fromisoformat(bare["occurredAt"])
+    assert abs((datetime.now(UTC) - stamped).total_seconds()) < 60
 
 
 async def test_consolidate_runs_pending_interactions(caller: Caller) -> None:

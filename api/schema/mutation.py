@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import strawberry
+from strawberry.types.arguments import InputContext
 
 from api.context import Context
 from api.errors import bad_input, not_found
@@ -41,6 +43,23 @@ class UnitInput:
             session_id=self.session_id,
             source_ref=self.source_ref,
         )
+
+
+def _unit_from_input(cls: type[UnitInput], value: Mapping[str, Any], context: InputContext) -> UnitInput:
+    """rememberBatch carries up to `max_batch` units. graphql-core has already checked them,
+    parsed the scalars and filled in published defaults, so they are built directly: strawberry's
+    generic per-field conversion costs ~0.1 ms a unit, a tenth of a batch's time."""
+    return cls(
+        text=value["text"],
+        speaker=value.get("speaker", "user"),
+        occurred_at=value.get("occurredAt"),
+        session_id=value.get("sessionId"),
+        source_ref=value.get("sourceRef"),
+    )
+
+
+# Strawberry's hook for input types that build their own value (see StrawberryObjectDefinition).
+UnitInput.__strawberry_definition__.from_input = _unit_from_input  # type: ignore[attr-defined]
 
 
 @strawberry.input(description="One interaction of one user.")
