@@ -74,6 +74,8 @@ def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> N
         "5",
         "--warmup",
         "1",
+        "--neo4j-warmup",
+        "3",
         "--gated-batch",
         "10",
         "--settle-limit",
@@ -97,6 +99,7 @@ def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> N
     assert report["complete"] is True
     assert report["machine"]["cpus"] >= 1 and len(report["load_average_at_start"]) == 3
     run = report["runs"]["hashing"]
+    assert run["neo4j_warmup"]["requests_per_kind"] == 3 and run["neo4j_warmup"]["loaded"] == 75
 
     remember = run["remember_inline"]
     assert (
