@@ -57,6 +57,7 @@ from pydantic import BaseModel, SecretStr
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from bench.commands import shown_command
 from bench.common import (
     CachedEmbedder,
     ExtractiveResponder,
@@ -1043,7 +1044,7 @@ def _meta(
 ) -> dict[str, Any]:
     return {
         "benchmark": "locomo",
-        "command": " ".join(["python bench/locomo.py", *argv]),
+        "command": shown_command("python bench/locomo.py", argv),
         "data": str(args.data),
         "samples": [s.name for s in samples],
         "unit": args.unit,

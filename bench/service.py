@@ -51,7 +51,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.processes import cpu_seconds, settle  # noqa: E402  (needs ROOT on the path)
+from bench.commands import shown_command  # noqa: E402  (needs ROOT on the path)
+from bench.processes import cpu_seconds, settle  # noqa: E402
 
 RECMEM = str(Path(sys.executable).parent / "recmem")
 DEFAULT_OUTPUT = ROOT / "bench" / "results" / "service.json"
@@ -899,7 +900,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine_info(),
         "code": code_version(),
         "load_average_at_start": loadavg(),
-        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "command": shown_command(Path(sys.executable).name, sys.argv),
         "settings": {
             "rate_limit": "off (RECMEM_API_RATE_LIMIT_PER_S=0)",
             "max_batch": args.max_batch,

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.commands import shown_command
 from bench.service import TARGET_SIZE, Salads, percentile, summary, targets
 from consolidation.embedders.hashing import HashingEmbedder
 from graph.settings import Neo4jSettings
@@ -135,3 +136,12 @@ def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> N
     assert judged["recall_evaluated_at"] == 30
     for name in ("recall_p50", "recall_p99", "remember_p50_inline", "batch_ingest"):
         assert isinstance(judged[name]["met"], bool)
+
+
+def test_recorded_commands_hide_passwords() -> None:
+    argv = ["--neo4j-uri", "bolt://h:1", "--neo4j-password", "s3cret", "--minilm-neo4j-password=also", "-q"]
+    shown = shown_command("python bench/service.py", argv)
+    assert "s3cret" not in shown and "also" not in shown
+    assert shown == (
+        "python bench/service.py --neo4j-uri bolt://h:1 --neo4j-password *** --minilm-neo4j-password=*** -q"
+    )
