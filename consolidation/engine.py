@@ -91,11 +91,13 @@ class MemoryEngine:
             for u, vector in zip(units, vectors, strict=True)
         ]
         stored = await self.stores.interactions.write_batch(owner, items)
-        outcomes = await self._after_write(owner, consolidate)
+        outcomes = await self._after_write(owner, consolidate, [s.id for s in stored])
         by_trigger = {o.trigger_id: o for o in outcomes}
         return [Remembered(s.id, s.seq, s.created, by_trigger.get(s.id)) for s in stored]
 
-    async def _after_write(self, owner: Owner, consolidate: bool | None) -> list[ConsolidationOutcome]:
+    async def _after_write(
+        self, owner: Owner, consolidate: bool | None, written: list[str]
+    ) -> list[ConsolidationOutcome]:
         if consolidate is False:
             return []
         if consolidate is None and self.settings.consolidation_mode == "background":
@@ -103,7 +105,23 @@ class MemoryEngine:
                 self._queued.add(owner)
                 self._queue.put_nowait(owner)
             return []
-        return await self.consolidate(owner, wait=True)
+        budget = self.settings.inline_consolidation_budget_s
+        outcomes: list[ConsolidationOutcome] = []
+        try:
+            # The write is durable already: a long pass (a backlog left by bulk loads, a slow
+            # LLM) must not turn its acknowledgement into a timeout. Cancelling the pass is safe:
+            # each consolidation commits in one transaction and the lease is released.
+            await asyncio.wait_for(self._consolidate_into(owner, True, outcomes), budget)
+        except TimeoutError:
+            log.warning("inline consolidation passed its %.0f s budget; the rest stays pending", budget)
+            reason = f"inline consolidation passed its {budget:g} s budget; it stays pending"
+            decided = {o.trigger_id for o in outcomes} | {i for o in outcomes for i in o.consolidated_ids}
+            outcomes += [
+                ConsolidationOutcome(trigger_id=i, action="deferred", error=reason)
+                for i in written
+                if i not in decided
+            ]
+        return outcomes
 
     def _validate(self, owner: Owner, units: list[Unit]) -> None:
         require_owner(owner.tenant, owner.user_id)
@@ -121,26 +139,28 @@ class MemoryEngine:
         After releasing, the holder looks again, because a writer that found the lease taken
         relies on the holder to pick up its interaction.
         """
+        outcomes: list[ConsolidationOutcome] = []
+        await self._consolidate_into(owner, wait, outcomes)
+        return outcomes
+
+    async def _consolidate_into(self, owner: Owner, wait: bool, outcomes: list[ConsolidationOutcome]) -> None:
+        """Appends each decision as it is made, so a caller that cancels still sees them."""
         lock = self._locks.setdefault(owner, asyncio.Lock())
         if lock.locked() and not wait:
-            return []
+            return
         async with lock:
-            return await self._consolidate_locked(owner, wait)
-
-    async def _consolidate_locked(self, owner: Owner, wait: bool) -> list[ConsolidationOutcome]:
-        outcomes: list[ConsolidationOutcome] = []
-        while await self._acquire(owner, wait):
-            drained: list[ConsolidationOutcome] = []
-            try:
-                await self._drain(owner, drained)
-            finally:
-                checked = [o.trigger_id for o in drained if o.action == "none"]
-                pending = await self.leases.release(owner, self.holder, checked)
-            outcomes += drained
-            if any(o.action == "deferred" for o in drained) or not pending:
-                break
-            wait = False
-        return outcomes
+            while await self._acquire(owner, wait):
+                start = len(outcomes)
+                try:
+                    await self._drain(owner, outcomes)
+                finally:
+                    drained = outcomes[start:]
+                    checked = [o.trigger_id for o in drained if o.action == "none"]
+                    # Shielded: a caller's timeout must not leave the lease held until it expires.
+                    pending = await asyncio.shield(self.leases.release(owner, self.holder, checked))
+                if any(o.action == "deferred" for o in drained) or not pending:
+                    break
+                wait = False
 
     async def _acquire(self, owner: Owner, wait: bool) -> bool:
         deadline = asyncio.get_running_loop().time() + self.settings.lease_seconds

@@ -60,6 +60,10 @@ class EngineSettings(BaseSettings):
     # Background mode: how long the worker lets a user's writes gather before one pass over them.
     # A burst of writes then costs one lease and one batch of gate checks instead of one each.
     consolidation_delay_s: float = Field(default=0.2, ge=0, le=60)
+    # Inline mode: the longest a write waits for consolidation after it is durable. Past it the
+    # pass stops cleanly (nothing half-written) and the rest stays pending; the write is still
+    # acknowledged. Kept under the API's request timeout (120 s).
+    inline_consolidation_budget_s: float = Field(default=60.0, gt=0)
     include_consolidated: bool = False
 
     @property

@@ -20,6 +20,7 @@ from consolidation.types import Unit
 from consolidation.wiring import build_consolidator
 from graph.database import Database
 from graph.errors import InvalidInput
+from graph.leases import LeaseStore
 from graph.models import Owner
 from graph.settings import Neo4jSettings
 from tests.conftest import DIMENSION, engine_settings
@@ -125,6 +126,28 @@ async def test_background_mode_gates_a_burst_of_writes_in_one_pass(db: Database,
         database_=db.name,
     )
     assert rows.records[0]["checked"] == [True] * len(texts)
+
+
+async def test_inline_write_past_its_consolidation_budget_is_still_acknowledged(
+    db: Database, owner: Owner
+) -> None:
+    """A backlog left by a bulk load must not turn a durable write into a timeout: the pass stops
+    at its budget, what it decided stands, the write is acknowledged and its unit is pending."""
+    engine = offline_engine(db, inline_consolidation_budget_s=0.05)
+    backlog = [Unit(text=f"note {i} about topic {i % 7} and more", speaker="Alice") for i in range(300)]
+    await engine.remember_batch(owner, backlog, consolidate=False)
+    done = await engine.remember(owner, Unit(text="a brand new remark", speaker="Alice"))
+    assert done.created and done.consolidation is not None
+    assert done.consolidation.action == "deferred" and "budget" in (done.consolidation.error or "")
+    rows = await db.driver.execute_query(
+        """MATCH (n:Interaction {tenant: $t}) RETURN count(n) AS n,
+           count(CASE WHEN NOT n.gate_checked THEN 1 END) AS pending""",
+        t=owner.tenant,
+        database_=db.name,
+    )
+    assert rows.records[0]["n"] == 301 and rows.records[0]["pending"] > 0
+    # The lease was given back: another holder can take it at once.
+    assert await LeaseStore(db).acquire(owner, "another-process", 60.0)
 
 
 def test_no_endpoint_means_offline_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
