@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar
 
-import numpy as np
-import numpy.typing as npt
+from graph.validation import VectorValues
 
 FactKind = Literal["preference", "attribute", "event", "plan", "relation", "other"]
 FactStatus = Literal["active", "superseded", "retracted"]
@@ -45,8 +43,8 @@ class NewInteraction:
     speaker: str
     text: str
     occurred_at: datetime
-    # A list, or the embedder's float32 row as it is (no conversion on the bulk path).
-    embedding: Sequence[float] | npt.NDArray[np.float32]
+    # The embedder's float32 row passes as it is (no conversion on the bulk path).
+    embedding: VectorValues
     session_id: str | None = None
     source_ref: str | None = None
 

@@ -11,6 +11,8 @@ import numpy.typing as npt
 from graph.errors import InvalidInput
 
 MAX_ID_CHARS = 256
+# A vector as callers hold it: a list of floats, or an embedder's float32 row.
+VectorValues = Sequence[float] | npt.NDArray[np.float32]
 
 
 def require_owner(tenant: str, user_id: str) -> None:
@@ -33,9 +35,7 @@ def require_text(what: str, text: str, max_bytes: int) -> None:
         raise InvalidInput(f"{what} is {size} bytes; the limit is {max_bytes}")
 
 
-def require_vector(
-    what: str, vector: Sequence[float] | npt.NDArray[np.float32], dimension: int
-) -> np.ndarray:
+def require_vector(what: str, vector: VectorValues, dimension: int) -> np.ndarray:
     """The vector as float32, the precision it is stored in; a value beyond float32 counts as
     infinite."""
     if len(vector) != dimension:

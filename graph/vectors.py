@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-import numpy.typing as npt
 from neo4j.vector import Vector
 
-from graph.validation import require_vector
+from graph.validation import VectorValues, require_vector
 
 
-def vector_param(what: str, values: Sequence[float] | npt.NDArray[np.float32], dimension: int) -> Vector:
+def vector_param(what: str, values: VectorValues, dimension: int) -> Vector:
     """A checked vector, packed as float32: Bolt carries it as one byte string, where a list of
     384 floats is packed value by value (about 1 ms of driver CPU each way). Statements that
     store one convert it with `toFloatList()`, which needs CYPHER 25."""
