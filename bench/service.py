@@ -544,6 +544,13 @@ async def profile_in_process(
         out["neo4j_trivial_read_roundtrip"] = summary(
             await timed(lambda i: db.read("queries/schema/read_meta"))
         )
+        probe = f"probe-{uuid.uuid4().hex[:8]}"
+        try:
+            out["neo4j_commit_unindexed_write"] = summary(
+                await timed(lambda i: db.write("queries/probes/commit_unindexed", id=probe))
+            )
+        finally:
+            await db.write("queries/probes/remove_probe", id=probe)
         if recall_user is not None:
             owner = Owner(tenant=tenant, user_id=recall_user)
             budgets = Budgets(**BUDGETS)
@@ -792,6 +799,40 @@ def attribution(result: dict[str, Any]) -> dict[str, Any] | None:
     return out
 
 
+def floors(result: dict[str, Any]) -> dict[str, Any] | None:
+    """The database's share of a request, measured in process (no HTTP, no GraphQL) against the
+    same data: a target below its floor cannot be met by any change above the database."""
+    profile = result.get("profile_in_process")
+    if not profile or "error" in profile:
+        return None
+    out: dict[str, Any] = {}
+    search = profile.get("neo4j_interaction_vector_search")
+    if search is not None:
+        out["recall_p50"] = _floor(
+            TARGETS["recall_p50_ms"],
+            search["p50_ms"],
+            "the interaction layer's vector search alone, one of the two statements a recall waits for",
+        )
+    out["remember_p50"] = _floor(
+        TARGETS["remember_p50_ms"],
+        profile["engine_remember_write_only"]["p50_ms"],
+        "the durable write of one interaction with its index updates (engine, no gate)",
+    )
+    commit = profile.get("neo4j_commit_unindexed_write")
+    if commit is not None:
+        out["remember_p50"]["bare_commit_ms"] = commit["p50_ms"]
+    return out
+
+
+def _floor(target_ms: float, floor_ms: float, what: str) -> dict[str, Any]:
+    return {
+        "target_ms": target_ms,
+        "floor_ms": floor_ms,
+        "floor": what,
+        "floor_above_target": floor_ms > target_ms,
+    }
+
+
 def targets(hashing: dict[str, Any] | None) -> dict[str, Any]:
     if hashing is None:
         return {"evaluated": False, "reason": "hashing embedder not run"}
@@ -934,6 +975,7 @@ def main(argv: list[str] | None = None) -> int:
 
         result = bench_embedder(ns, target, embedder, sizes, workdir, checkpoint)
         result["attribution"] = attribution(result)
+        result["floors"] = floors(result)
         report["runs"][embedder] = result
     for path in args.include_runs:
         earlier = json.loads(Path(path).read_text())

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from bench.commands import shown_command
-from bench.service import TARGET_SIZE, Salads, percentile, summary, targets
+from bench.service import TARGET_SIZE, Salads, floors, percentile, summary, targets
 from consolidation.embedders.hashing import HashingEmbedder
 from graph.settings import Neo4jSettings
 
@@ -53,6 +53,21 @@ def test_targets_are_judged_per_figure() -> None:
     assert missed["recall_p50"]["met"] is False and missed["recall_p99"]["met"] is True
     assert missed["batch_ingest"]["met"] is False and missed["all_met"] is False
     assert targets(None)["evaluated"] is False
+
+
+def test_floors_compare_the_database_share_with_each_target() -> None:
+    profile = {
+        "neo4j_interaction_vector_search": {"p50_ms": 24.0},
+        "engine_remember_write_only": {"p50_ms": 9.0},
+        "neo4j_commit_unindexed_write": {"p50_ms": 4.5},
+    }
+    found = floors({"profile_in_process": profile})
+    assert found is not None
+    assert found["recall_p50"]["floor_ms"] == 24.0 and found["recall_p50"]["floor_above_target"] is True
+    assert found["remember_p50"]["floor_ms"] == 9.0 and found["remember_p50"]["floor_above_target"] is False
+    assert found["remember_p50"]["bare_commit_ms"] == 4.5
+    assert floors({"profile_in_process": {"error": "neo4j down"}}) is None
+    assert floors({}) is None
 
 
 @pytest.mark.slow
@@ -131,6 +146,10 @@ def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> N
     assert "error" not in profile, profile
     assert profile["engine_recall"]["n"] == 3 and profile["embed_one_query"]["p50_ms"] >= 0
     assert run["attribution"]["recall_p50_ms"]["http_total"] == recall["latency"]["p50_ms"]
+    commit = profile["neo4j_commit_unindexed_write"]
+    assert commit["n"] == 3 and 0 < commit["p50_ms"] <= commit["p99_ms"]
+    assert run["floors"]["remember_p50"]["bare_commit_ms"] == commit["p50_ms"]
+    assert run["floors"]["recall_p50"]["floor_ms"] == profile["neo4j_interaction_vector_search"]["p50_ms"]
 
     judged = report["targets"]
     assert judged["recall_evaluated_at"] == 30

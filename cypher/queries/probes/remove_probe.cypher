@@ -1,0 +1,3 @@
+// Removes the node written by probes/commit_unindexed.
+MATCH (p:BenchProbe {id: $id})
+DELETE p
