@@ -801,17 +801,18 @@ def attribution(result: dict[str, Any]) -> dict[str, Any] | None:
 
 def floors(result: dict[str, Any]) -> dict[str, Any] | None:
     """The database's share of a request, measured in process (no HTTP, no GraphQL) against the
-    same data: a target below its floor cannot be met by any change above the database."""
+    same data. While a floor is above its target, no change to the HTTP, GraphQL or Python layers
+    can meet the target: only a change to what the database does per request can."""
     profile = result.get("profile_in_process")
     if not profile or "error" in profile:
         return None
     out: dict[str, Any] = {}
-    search = profile.get("neo4j_interaction_vector_search")
-    if search is not None:
+    reads = profile.get("neo4j_recall_statement")
+    if reads is not None:
         out["recall_p50"] = _floor(
             TARGETS["recall_p50_ms"],
-            search["p50_ms"],
-            "the interaction layer's vector search alone, one of the two statements a recall waits for",
+            reads["p50_ms"],
+            "the recall's database reads alone (dense and lexical statements side by side)",
         )
     out["remember_p50"] = _floor(
         TARGETS["remember_p50_ms"],
