@@ -26,7 +26,7 @@ from graph.errors import InvalidInput
 from graph.facts import FactStore
 from graph.interactions import InteractionStore
 from graph.leases import LeaseStore
-from graph.models import NewInteraction, Owner
+from graph.models import Interaction, NewInteraction, Owner, StoredInteraction
 from graph.recall import RecallSearch
 from graph.validation import require_owner, require_text
 
@@ -93,7 +93,18 @@ class MemoryEngine:
         stored = await self.stores.interactions.write_batch(owner, items)
         outcomes = await self._after_write(owner, consolidate, [s.id for s in stored])
         by_trigger = {o.trigger_id: o for o in outcomes}
-        return [Remembered(s.id, s.seq, s.created, by_trigger.get(s.id)) for s in stored]
+        changed = {i for o in outcomes for i in o.consolidated_ids}
+        changed |= {o.trigger_id for o in outcomes if o.action in ("created", "merged")}
+        return [
+            Remembered(
+                s.id,
+                s.seq,
+                s.created,
+                by_trigger.get(s.id),
+                _as_stored(owner, item, s) if s.created and s.id not in changed else None,
+            )
+            for s, item in zip(stored, items, strict=True)
+        ]
 
     async def _after_write(
         self, owner: Owner, consolidate: bool | None, written: list[str]
@@ -250,3 +261,19 @@ class MemoryEngine:
     ) -> Answer:
         recall = await self.recall(owner, question, budgets=budgets, as_of=as_of)
         return await self.answerer.answer(owner, question, recall)
+
+
+def _as_stored(owner: Owner, item: NewInteraction, stored: StoredInteraction) -> Interaction:
+    """The record a read of the interaction just written would return."""
+    return Interaction(
+        id=stored.id,
+        tenant=owner.tenant,
+        user_id=owner.user_id,
+        session_id=item.session_id,
+        speaker=item.speaker,
+        text=item.text,
+        occurred_at=item.occurred_at,
+        seq=stored.seq,
+        consolidated=False,
+        source_ref=item.source_ref,
+    )

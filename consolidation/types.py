@@ -38,6 +38,9 @@ class Remembered:
     seq: int
     created: bool
     consolidation: ConsolidationOutcome | None = None
+    # The interaction as this request stored it, so that the caller need not read it back; None
+    # when it was known already (a repeated source_ref) or an inline consolidation changed it.
+    interaction: Interaction | None = None
 
 
 @dataclass(frozen=True)

@@ -344,3 +344,47 @@ async def test_bad_pagination_arguments(story: Story) -> None:
 async def test_remember_batch_writes_one_transaction(caller: Caller) -> None:
     data = await caller.gql(REMEMBER_BATCH, {"user": "erin", "units": [unit("a", 0), unit("b", 1)]})
     assert [p["seq"] for p in data["rememberBatch"]] == [1, 2]
+
+
+INTERACTION_FIELDS = "id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef"
+REMEMBER_NODE = f"""mutation($u: RememberInput!, $c: Boolean) {{ remember(input: $u, consolidate: $c) {{
+    created consolidation {{ action consolidatedIds }} interaction {{ {INTERACTION_FIELDS} }} }} }}"""
+
+
+async def _trips(db: Database, caller: Caller, query: str, variables: dict[str, Any]) -> tuple[int, Any]:
+    before = db.round_trips
+    data = await caller.gql(query, variables)
+    return db.round_trips - before, data
+
+
+async def test_remember_acknowledges_the_stored_interaction_without_reading_it_back(
+    db: Database, caller: Caller
+) -> None:
+    fresh = {
+        "u": {"userId": "gus", **unit("Bought a red bike.", 3, sessionId="s9", sourceRef="bike")},
+        "c": False,
+    }
+    written_trips, written = await _trips(db, caller, REMEMBER_NODE, fresh)
+    repeated_trips, repeated = await _trips(db, caller, REMEMBER_NODE, fresh)
+    assert written["remember"]["created"] and not repeated["remember"]["created"]
+    # The key lookup (uncached in tests) and the write; a repeat finds the interaction known and
+    # reads it back, a fresh write does not.
+    assert written_trips == 2 and repeated_trips == 3
+    stored = written["remember"]["interaction"]
+    read = await caller.gql(
+        f"query($id: ID!) {{ interaction(id: $id) {{ {INTERACTION_FIELDS} }} }}", {"id": stored["id"]}
+    )
+    assert stored == read["interaction"] == repeated["remember"]["interaction"]
+
+
+async def test_remember_that_consolidates_acknowledges_the_interaction_as_consolidated(
+    caller: Caller,
+) -> None:
+    acknowledged = []
+    for day, text in enumerate(STORY[:3]):
+        data = await caller.gql(REMEMBER_NODE, {"u": {"userId": "hal", **unit(text, day)}, "c": True})
+        acknowledged.append(data["remember"])
+    trigger = acknowledged[2]
+    assert trigger["consolidation"]["action"] == "CREATED"
+    assert trigger["interaction"]["consolidated"] is True and trigger["interaction"]["consolidatedAt"]
+    assert all(not a["interaction"]["consolidated"] for a in acknowledged[:2])

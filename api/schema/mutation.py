@@ -17,6 +17,7 @@ from api.schema.nodes import ID, Info, Interaction
 from api.schema.query import UserId, require_user
 from consolidation.forgetting import Forgotten, UserForgotten
 from consolidation.types import Remembered, Unit
+from graph import models
 
 
 @strawberry.input(description="One interaction as an agent sends it.")
@@ -76,8 +77,13 @@ class RememberPayload:
         description="What inline consolidation did with it (null when deferred to the background)."
     )
 
+    # The interaction as the write stored it (see Remembered.interaction); None: read it back.
+    stored: strawberry.Private[models.Interaction | None] = None
+
     @resolver(description="The stored interaction.")
     async def interaction(self, info: Info) -> Interaction:
+        if self.stored is not None:
+            return Interaction.of(self.stored)
         found = await info.context.loaders.interactions.load(self.interaction_id)
         if found is None:
             raise not_found("interaction", self.interaction_id)
@@ -90,6 +96,7 @@ class RememberPayload:
             created=r.created,
             seq=r.seq,
             consolidation=ConsolidationEvent.of(user_id, r.consolidation) if r.consolidation else None,
+            stored=r.interaction,
         )
 
 
