@@ -35,12 +35,9 @@ def build_app(state: ServerState, settings: ServerSettings) -> Starlette:
         parsed = parse_embedding_request(await json_object_body(request), settings)
         state.record_embedding_call()
         vectors = [
-            encode_vector(embed(text, parsed.dimension), parsed.encoding_format)
-            for text in parsed.texts
+            encode_vector(embed(text, parsed.dimension), parsed.encoding_format) for text in parsed.texts
         ]
-        body = embeddings_body(
-            model=parsed.model, embeddings=vectors, prompt_tokens=sum(parsed.token_counts)
-        )
+        body = embeddings_body(model=parsed.model, embeddings=vectors, prompt_tokens=sum(parsed.token_counts))
         return JSONResponse(body)
 
     async def list_models(request: Request) -> Response:

@@ -32,9 +32,7 @@ async def answer_chat(
     reply = _take_reply(state, body)
     while reply is not None and reply.kind == "slow":
         if not await _sleep_while_connected(request, reply.delay):
-            state.record_usage(
-                model=model, status=CLIENT_CLOSED_STATUS, prompt_tokens=0, completion_tokens=0
-            )
+            state.record_usage(model=model, status=CLIENT_CLOSED_STATUS, prompt_tokens=0, completion_tokens=0)
             return Response(status_code=CLIENT_CLOSED_STATUS)
         reply = reply.then
     if reply is not None and reply.kind == "error":

@@ -59,9 +59,7 @@ class Reply:
         return cls(kind="error", status=status, message=message, headers=dict(headers or {}))
 
     @classmethod
-    def rate_limited(
-        cls, message: str = "Rate limit reached (scripted)", *, retry_after: float = 0
-    ) -> Reply:
+    def rate_limited(cls, message: str = "Rate limit reached (scripted)", *, retry_after: float = 0) -> Reply:
         """A 429 with a `retry-after` header (seconds).
 
         Note: the openai client ignores a retry-after of 0 and falls back to its own

@@ -69,9 +69,7 @@ def embeddings_body(
     return {
         "object": "list",
         "model": model,
-        "data": [
-            {"object": "embedding", "index": i, "embedding": e} for i, e in enumerate(embeddings)
-        ],
+        "data": [{"object": "embedding", "index": i, "embedding": e} for i, e in enumerate(embeddings)],
         "usage": {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens},
     }
 

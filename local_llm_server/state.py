@@ -59,9 +59,7 @@ class ServerState:
         # Called outside the lock: a responder may itself script replies.
         return responder(body) if responder is not None else None
 
-    def record_usage(
-        self, *, model: str, status: int, prompt_tokens: int, completion_tokens: int
-    ) -> None:
+    def record_usage(self, *, model: str, status: int, prompt_tokens: int, completion_tokens: int) -> None:
         entry = {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -94,4 +92,3 @@ class ServerState:
             self._requests.clear()
             self._usage.clear()
             self._embedding_calls = 0
-
