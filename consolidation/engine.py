@@ -93,8 +93,8 @@ class MemoryEngine:
         stored = await self.stores.interactions.write_batch(owner, items)
         outcomes = await self._after_write(owner, consolidate, [s.id for s in stored])
         by_trigger = {o.trigger_id: o for o in outcomes}
+        # An episode's consolidated ids include the trigger that created or merged it.
         changed = {i for o in outcomes for i in o.consolidated_ids}
-        changed |= {o.trigger_id for o in outcomes if o.action in ("created", "merged")}
         return [
             Remembered(
                 s.id,

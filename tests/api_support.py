@@ -94,6 +94,15 @@ class Caller:
         return list(response.json()["errors"])
 
 
+async def counted_gql(
+    db: Database, caller: Caller, query: str, variables: dict[str, Any]
+) -> tuple[int, dict[str, Any]]:
+    """The statements an operation sent to Neo4j, and its data."""
+    before = db.round_trips
+    data = await caller.gql(query, variables)
+    return db.round_trips - before, data
+
+
 async def new_caller(db: Database, http: httpx.AsyncClient, tenant: str | None = None) -> Caller:
     tenant = tenant or f"t-{uuid.uuid4().hex[:12]}"
     issued = await AccessKeys(db).create(tenant, "test")

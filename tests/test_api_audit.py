@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from consolidation.embedders.hashing import HashingEmbedder
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
 from graph.interactions import InteractionStore
 from graph.models import ConsolidationWrite, EpisodeWrite, FactWrite, NewInteraction, Owner, RunWrite, new_id
-from tests.api_support import T0, Caller, api_app, caller, client, tell_story
+from tests.api_support import T0, Caller, api_app, caller, client, counted_gql, tell_story
 from tests.conftest import DIMENSION
 
 __all__ = ["api_app", "caller", "client"]
@@ -86,10 +87,8 @@ async def _wide_fact(db: Database, owner: Owner, embedder: HashingEmbedder) -> s
     return fact_id
 
 
-async def _round_trips(db: Database, caller: Caller, query: str, variables: dict[str, object]) -> int:
-    before = db.round_trips
-    await caller.gql(query, variables)
-    return db.round_trips - before
+async def _round_trips(db: Database, caller: Caller, query: str, variables: dict[str, Any]) -> int:
+    return (await counted_gql(db, caller, query, variables))[0]
 
 
 async def test_audit_of_ten_by_ten_costs_at_most_four_round_trips(

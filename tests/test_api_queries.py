@@ -21,6 +21,7 @@ from tests.api_support import (
     api_app,
     caller,
     client,
+    counted_gql,
     new_caller,
     tell_story,
     unit,
@@ -351,12 +352,6 @@ REMEMBER_NODE = f"""mutation($u: RememberInput!, $c: Boolean) {{ remember(input:
     created consolidation {{ action consolidatedIds }} interaction {{ {INTERACTION_FIELDS} }} }} }}"""
 
 
-async def _trips(db: Database, caller: Caller, query: str, variables: dict[str, Any]) -> tuple[int, Any]:
-    before = db.round_trips
-    data = await caller.gql(query, variables)
-    return db.round_trips - before, data
-
-
 async def test_remember_acknowledges_the_stored_interaction_without_reading_it_back(
     db: Database, caller: Caller
 ) -> None:
@@ -364,8 +359,8 @@ async def test_remember_acknowledges_the_stored_interaction_without_reading_it_b
         "u": {"userId": "gus", **unit("Bought a red bike.", 3, sessionId="s9", sourceRef="bike")},
         "c": False,
     }
-    written_trips, written = await _trips(db, caller, REMEMBER_NODE, fresh)
-    repeated_trips, repeated = await _trips(db, caller, REMEMBER_NODE, fresh)
+    written_trips, written = await counted_gql(db, caller, REMEMBER_NODE, fresh)
+    repeated_trips, repeated = await counted_gql(db, caller, REMEMBER_NODE, fresh)
     assert written["remember"]["created"] and not repeated["remember"]["created"]
     # The key lookup (uncached in tests) and the write; a repeat finds the interaction known and
     # reads it back, a fresh write does not.
