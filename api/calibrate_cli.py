@@ -21,7 +21,7 @@ from consolidation.calibration import (
 )
 from consolidation.conversation_files import read_conversations
 from consolidation.embedders import build_embedder
-from consolidation.settings import EmbedderKind, EmbedderSettings
+from consolidation.settings import EmbedderKind, EmbedderSettings, EngineSettings
 from graph.errors import InvalidInput
 
 
@@ -69,7 +69,9 @@ def _streams(path: Path, samples: list[str], limit: int | None) -> list[list[str
     conversations = [c for c in read_conversations(path) if not samples or c.name in samples]
     if not conversations:
         raise InvalidInput("no conversation selected")
-    return [[unit.text for unit in c.units[:limit]] for c in conversations]
+    # The gate compares vectors as the engine stores them: rendered through the template.
+    render = EngineSettings().template.render
+    return [[render(u.text, u.speaker, u.occurred_at) for u in c.units[:limit]] for c in conversations]
 
 
 def _payload(result: Calibration, path: Path) -> dict[str, object]:

@@ -66,8 +66,12 @@ def recall(
     sem: int = typer.Option(10, min=0, help="Semantic (fact) budget."),
     as_of: datetime | None = typer.Option(None, help="Memory as it stood then (ISO 8601, UTC if no zone)."),
     include_consolidated: bool = typer.Option(False, help="Also show raw turns already consolidated."),
+    tokens: int | None = typer.Option(
+        None, min=1, help="Print instead the context assembled across the layers within this many tokens."
+    ),
 ) -> None:
-    """Print what memory recalls for a query, layer by layer, with scores and sources."""
+    """Print what memory recalls for a query, layer by layer, with scores and sources; with
+    --tokens, the assembled context an LLM would read."""
     when = as_of.replace(tzinfo=as_of.tzinfo or datetime.now().astimezone().tzinfo) if as_of else None
 
     async def work() -> Recall:
@@ -76,11 +80,17 @@ def recall(
                 Owner(tenant, user),
                 query,
                 budgets=Budgets(sub, epi, sem),
+                tokens=tokens,
                 as_of=when,
                 include_consolidated=include_consolidated,
             )
 
-    console.print(_table(_run(work())))
+    found = _run(work())
+    if found.context is None:
+        console.print(_table(found))
+        return
+    console.print(found.context.text, markup=False, highlight=False)
+    console.print(f"[dim]{found.context.tokens} of {found.context.budget} tokens[/dim]")
 
 
 def _table(result: Recall) -> Table:

@@ -67,7 +67,9 @@ class Services:
                 return
             embedder = self.engine.embedder
             try:
-                result = await migrate(self.engine.db, embedder.name, embedder.dimension)
+                result = await migrate(
+                    self.engine.db, embedder.name, embedder.dimension, self.engine.settings.embedding_template
+                )
             except (ServiceUnavailable, SessionExpired, OSError, StoreUnavailable) as error:
                 self.readiness.error = f"Neo4j is not reachable: {error}"
                 raise StoreUnavailable(self.readiness.error) from error

@@ -94,8 +94,8 @@ class ExtractiveResponder:
     The local server's generic replies are schema-valid but carry instruction text instead of
     content (every episode would read "Answer with a JSON object..."), which makes recall over
     episodes and facts meaningless and shrinks merge prompts. This responder decodes the request's
-    data block and answers with extractive content (episode = the turns stitched with dates, facts =
-    first-person sentences with names and absolute dates), so the openai client, the JSON schema
+    data block and answers with extractive content (a bounded summary of the turns, facts = their
+    informative sentences with names and absolute dates), so the openai client, the JSON schema
     path and the server's o200k token accounting stay real while the content tracks the input.
     Requests for any other task (e.g. an answer judge) get the generic reply.
     """

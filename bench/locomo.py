@@ -45,6 +45,7 @@ import re
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
@@ -65,19 +66,21 @@ from bench.common import (
     count_tokens,
     machine_info,
     markdown_table,
+    normalize_answer,
     token_f1,
 )
 from consolidation.calibration import REFERENCE_THETA_SIM, Calibration, calibrate
 from consolidation.conversation_files import locomo_conversation
 from consolidation.embedders import build_embedder
+from consolidation.embedding_template import EmbeddingTemplate
 from consolidation.engine import MemoryEngine
 from consolidation.llm import LanguageModel, LLMError, build_language_model
 from consolidation.llm.types import ChatMessage
 from consolidation.llm_consolidator import LLMConsolidator
 from consolidation.settings import PROFILES, EmbedderSettings, EngineSettings, LLMSettings
-from consolidation.types import Budgets, Recall, RecallHit, Unit
+from consolidation.types import Budgets, Context, Recall, RecallHit, Unit
 from graph.database import Database
-from graph.models import Owner
+from graph.models import Interaction, Owner
 from graph.schema import migrate
 from graph.settings import Neo4jSettings
 from local_llm_server import LocalLLMServer
@@ -92,6 +95,13 @@ RAW_BATCH = 50
 MATCHED = "raw@recmem-tokens"
 MATCH_POOL = 100
 LOCAL_MODEL = "local-extractive"
+# Context sizes (o200k tokens) at which every mode's assembled context is scored.
+TOKEN_BUDGETS = (250, 500, 1000, 2000)
+# The budgets the recall targets are judged at, and the margins (issue: recall quality).
+TARGET_BUDGETS = (500, 1000, 2000)
+TARGET_EVIDENCE_MARGIN = 0.03
+TARGET_TEMPORAL_ANSWER_MARGIN = 0.05
+TARGET_RAW_TOP10 = 0.54
 DEFAULT_THETA_COUNT = PROFILES["chat"][1]
 TARGET_TOKEN_RATIO = 0.10
 console = Console(stderr=True)
@@ -209,6 +219,10 @@ class QuestionResult:
     recall: float | None  # None: no evidence id resolved, the question is skipped
     context_tokens: int
     reached_by_layer: dict[str, int] = field(default_factory=dict)
+    # Per token budget: evidence recall, answer-token recall and size of the assembled context.
+    at_tokens: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    # raw mode: the source refs of the 10 dense (vector-only) hits, comparable across databases.
+    dense_refs: list[str] = field(default_factory=list)
     prediction: str | None = None
     gold: str | None = None
     f1: float | None = None
@@ -260,6 +274,29 @@ def score_question(
     return reached, share, per_layer
 
 
+def answer_token_recall(gold: str, context: str) -> float | None:
+    """The share of the gold answer's tokens (normalized as SQuAD does: lower case, no
+    punctuation or articles) found in the context, counted with multiplicity; None for an empty
+    answer."""
+    wanted = Counter(normalize_answer(gold))
+    if not wanted:
+        return None
+    found = Counter(normalize_answer(context))
+    return sum((wanted & found).values()) / sum(wanted.values())
+
+
+def score_context(
+    question: Question, evidence_ids: Sequence[str], context: Context
+) -> dict[str, float | None]:
+    reached = context.interaction_ids
+    share = sum(1 for i in evidence_ids if i in reached) / len(evidence_ids) if evidence_ids else None
+    return {
+        "evidence_recall": share,
+        "answer_recall": answer_token_recall(question.answer, context.text),
+        "context_tokens": float(context.tokens),
+    }
+
+
 def _mean(values: Sequence[float]) -> float | None:
     return round(sum(values) / len(values), 4) if values else None
 
@@ -289,6 +326,8 @@ def _summarize_group(group: Sequence[QuestionResult]) -> dict[str, Any]:
             for layer in LAYERS
         },
     }
+    budgets = sorted({int(b) for r in scored for b in r.at_tokens})
+    summary["at_tokens"] = {str(b): _budget_summary(scored, str(b)) for b in budgets}
     if answered:
         summary |= {
             "f1": _mean([r.f1 for r in answered if r.f1 is not None]),
@@ -296,6 +335,14 @@ def _summarize_group(group: Sequence[QuestionResult]) -> dict[str, Any]:
             "judge_accuracy": _mean([float(bool(r.judge)) for r in answered]),
         }
     return summary
+
+
+def _budget_summary(scored: Sequence[QuestionResult], budget: str) -> dict[str, float | None]:
+    rows = [r.at_tokens[budget] for r in scored if budget in r.at_tokens]
+    return {
+        key: _mean([float(v) for row in rows if (v := row.get(key)) is not None])
+        for key in ("evidence_recall", "answer_recall", "context_tokens")
+    }
 
 
 # -- construction cost ---------------------------------------------------------------------------
@@ -445,6 +492,7 @@ def judge_messages(question: str, gold: str, prediction: str) -> list[ChatMessag
 class Options:
     answers: bool
     budgets: Budgets = field(default_factory=Budgets)
+    token_budgets: tuple[int, ...] = TOKEN_BUDGETS
 
 
 class Bench:
@@ -479,6 +527,18 @@ class Bench:
 
     def engine(self, mode: str) -> MemoryEngine:
         return MemoryEngine(self.db, self.embedder, self.consolidator, mode_settings(mode, self.base))
+
+    async def add_other_tenants(self, samples: Sequence[Sample], copies: int) -> None:
+        """Copies of the same conversations in `copies` other tenants, written before any mode
+        runs: a user's dense hits must not move because other tenants hold similar data."""
+        engine = self.engine("raw")
+        for copy in range(copies):
+            for sample in samples:
+                owner = Owner(f"{self.tenant}-other{copy}", sample.name)
+                for start in range(0, len(sample.units), RAW_BATCH):
+                    await engine.remember_batch(
+                        owner, sample.units[start : start + RAW_BATCH], consolidate=False
+                    )
 
     async def run_mode(
         self, mode: str, samples: Sequence[Sample]
@@ -546,6 +606,23 @@ class Bench:
                 context_tokens=count_tokens(recalled_context(recall)),
                 reached_by_layer=per_layer,
             )
+            for budget in self.options.token_budgets:
+                assembled = await engine.recall(
+                    owner, question.question, tokens=budget, include_consolidated=mode == "raw"
+                )
+                assert assembled.context is not None
+                result.at_tokens[str(budget)] = score_context(question, evidence_ids, assembled.context)
+            if mode == "raw":
+                dense = await engine.recall(
+                    owner,
+                    question.question,
+                    budgets=Budgets(10, 0, 0),
+                    include_consolidated=True,
+                    lexical=False,
+                )
+                result.dense_refs = [
+                    str(h.item.source_ref) for h in dense.subconscious if isinstance(h.item, Interaction)
+                ]
             if self.options.answers:
                 await self.answer(engine, owner, question, recall, result)
             results.append(result)
@@ -661,7 +738,56 @@ def check_targets(modes: Mapping[str, Any]) -> dict[str, Any]:
         }
         known = [g for g in gaps.values() if g is not None]
         targets["evidence_recall_vs_raw"] = {"difference": gaps, "met": bool(known) and min(known) >= 0}
+        targets["at_tokens_vs_raw"] = {str(b): budget_targets(ours, raw, str(b)) for b in TARGET_BUDGETS}
+    if "raw" in modes:
+        top10 = modes["raw"]["recall"]["by_category"]["all"]["evidence_recall"]
+        targets["raw_top10"] = {
+            "evidence_recall": top10,
+            "limit": TARGET_RAW_TOP10,
+            "met": top10 is not None and top10 >= TARGET_RAW_TOP10,
+        }
     return targets
+
+
+def budget_targets(ours: Mapping[str, Any], raw: Mapping[str, Any], budget: str) -> dict[str, Any]:
+    """At one context size: evidence recall >= raw's in every category and >= raw + 0.03 overall;
+    answer-token recall >= raw's overall and >= raw + 0.05 in temporal questions."""
+
+    def gap(category: str, key: str) -> float | None:
+        mine, theirs = (by[category].get("at_tokens", {}).get(budget, {}) for by in (ours, raw))
+        return _gap(mine.get(key), theirs.get(key))
+
+    evidence = {CATEGORIES[c]: gap(str(c), "evidence_recall") for c in CATEGORIES}
+    overall, answers, temporal = (
+        gap("all", "evidence_recall"),
+        gap("all", "answer_recall"),
+        gap("2", "answer_recall"),
+    )
+    checks = [
+        all(g is not None and g >= 0 for g in evidence.values()),
+        overall is not None and overall >= TARGET_EVIDENCE_MARGIN,
+        answers is not None and answers >= 0,
+        temporal is not None and temporal >= TARGET_TEMPORAL_ANSWER_MARGIN,
+    ]
+    return {
+        "evidence_difference": evidence | {"all": overall},
+        "answer_difference": {"all": answers, "temporal": temporal},
+        "met": all(checks),
+    }
+
+
+def compare_dense(results: Sequence[QuestionResult], other: Path) -> dict[str, Any]:
+    """How many raw-mode questions got exactly the same dense hits (by source ref, in order) as in
+    another run's questions file."""
+    theirs = {}
+    for line in other.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["mode"] == "raw":
+            theirs[(row["sample"], row["index"])] = row.get("dense_refs", [])
+    mine = {(r.sample, r.index): r.dense_refs for r in results}
+    shared = sorted(set(mine) & set(theirs))
+    same = sum(1 for key in shared if mine[key] == theirs[key])
+    return {"other_run": str(other), "questions": len(shared), "identical": same}
 
 
 def _gap(ours: float | None, theirs: float | None) -> float | None:
@@ -686,6 +812,12 @@ def markdown_report(report: Mapping[str, Any]) -> str:
         "## Evidence recall per category (mean context tokens per question)",
         "",
         _recall_table(modes, report.get("recall_variants", {})),
+        "",
+    ]
+    parts += [
+        "## Under a token budget: evidence recall / answer-token recall (mean context tokens)",
+        "",
+        _budget_tables(modes),
         "",
     ]
     if any("f1" in m["recall"]["by_category"]["all"] for m in modes.values()):
@@ -760,6 +892,29 @@ def _recall_table(modes: Mapping[str, Any], variants: Mapping[str, Any]) -> str:
     return markdown_table(headers, [*rows, counts])
 
 
+def _budget_tables(modes: Mapping[str, Any]) -> str:
+    keys = [*(str(c) for c in CATEGORIES), "all"]
+    headers = ["tokens", "mode", *(f"{k} {CATEGORIES[int(k)]}" for k in keys[:-1]), "all"]
+    rows = []
+    for budget in _budgets_of(modes):
+        for mode, data in modes.items():
+            by = data["recall"]["by_category"]
+            cells = []
+            for k in keys:
+                cell = by[k].get("at_tokens", {}).get(budget, {})
+                cells.append(
+                    f"{_fmt(cell.get('evidence_recall'))} / {_fmt(cell.get('answer_recall'))} "
+                    f"({_fmt(cell.get('context_tokens'), 0)})"
+                )
+            rows.append([budget, mode, *cells])
+    return markdown_table(headers, rows)
+
+
+def _budgets_of(modes: Mapping[str, Any]) -> list[str]:
+    found = {b for data in modes.values() for b in data["recall"]["by_category"]["all"].get("at_tokens", {})}
+    return sorted(found, key=int)
+
+
 def _answer_table(modes: Mapping[str, Any]) -> str:
     keys = [*(str(c) for c in CATEGORIES), "all"]
     headers = ["mode", *(f"{k} {CATEGORIES[int(k)]}" for k in keys[:-1]), "all"]
@@ -787,6 +942,19 @@ def _target_lines(targets: Mapping[str, Any]) -> list[str]:
             f"- recmem construction prompt tokens / eager's: {tokens['ratio']} "
             f"(limit {tokens['limit']}): {'met' if tokens['met'] else 'MISSED'}"
         )
+    top10 = targets.get("raw_top10")
+    if top10:
+        lines.append(
+            f"- raw layer alone, top 10: evidence recall {top10['evidence_recall']} "
+            f"(limit {top10['limit']}): {'met' if top10['met'] else 'MISSED'}"
+        )
+    for budget, check in targets.get("at_tokens_vs_raw", {}).items():
+        evidence = ", ".join(f"{name} {_signed(g)}" for name, g in check["evidence_difference"].items())
+        answers = ", ".join(f"{name} {_signed(g)}" for name, g in check["answer_difference"].items())
+        lines.append(
+            f"- at {budget} tokens, recmem minus raw: evidence {evidence}; answer tokens {answers}: "
+            f"{'met' if check['met'] else 'MISSED'}"
+        )
     recall = targets.get("evidence_recall_vs_raw")
     if recall:
         gaps = ", ".join(f"{name} {_signed(gap)}" for name, gap in recall["difference"].items())
@@ -808,11 +976,15 @@ def draw_chart(report: Mapping[str, Any], path: Path) -> None:
     names = list(modes)
     recalls = {m: modes[m]["recall"]["by_category"] for m in names}
     recalls |= {v: data["by_category"] for v, data in report.get("recall_variants", {}).items()}
-    figure, (cost, recall, size) = plt.subplots(1, 3, figsize=(17, 4.8))
+    figure, axes = plt.subplots(2, 3, figsize=(17, 9.6))
+    (cost, recall, size), (evidence, answers, temporal) = axes
     _cost_panel(cost, modes, names)
     _recall_panel(recall, recalls)
     size.bar(list(recalls), [by["all"]["context_tokens"] or 0 for by in recalls.values()], color="#7a7a7a")
     size.set_title("recalled context per question (o200k tokens)")
+    _curve_panel(evidence, modes, "all", "evidence_recall", "evidence recall vs context tokens")
+    _curve_panel(answers, modes, "all", "answer_recall", "answer-token recall vs context tokens")
+    _curve_panel(temporal, modes, "2", "answer_recall", "temporal: answer-token recall vs tokens")
     figure.suptitle(
         f"LoCoMo {', '.join(report['samples'])}: {report['embedder']}, {report['llm']['replies']} LLM replies"
     )
@@ -845,6 +1017,20 @@ def _recall_panel(axis: Any, recalls: Mapping[str, Any]) -> None:
     axis.set_ylim(0, 1)
     axis.set_title("evidence recall (budgets 10/5/10)")
     axis.legend(fontsize="small", loc="upper left")
+
+
+def _curve_panel(axis: Any, modes: Mapping[str, Any], category: str, key: str, title: str) -> None:
+    for mode, data in modes.items():
+        curve = data["recall"]["by_category"][category].get("at_tokens", {})
+        budgets = sorted(curve, key=int)
+        axis.plot(
+            [int(b) for b in budgets], [curve[b].get(key) or 0.0 for b in budgets], marker="o", label=mode
+        )
+    axis.set_xscale("log")
+    axis.set_xticks([int(b) for b in _budgets_of(modes)], _budgets_of(modes))
+    axis.set_ylim(0, 1)
+    axis.set_title(title)
+    axis.legend(fontsize="small", loc="lower right")
 
 
 def write_outputs(
@@ -888,6 +1074,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--calibration-data", type=Path, default=None, help="LoCoMo file to calibrate on (default: --data)"
     )
     parser.add_argument("--theta-count", type=int, default=DEFAULT_THETA_COUNT)
+    parser.add_argument(
+        "--template", default=None, help="embedding template of interactions (default: the engine's)"
+    )
+    parser.add_argument(
+        "--token-budgets",
+        default=",".join(str(b) for b in TOKEN_BUDGETS),
+        help="comma-separated context sizes (o200k tokens) to score",
+    )
     parser.add_argument("--merge-threshold", type=float, default=None, help="default: the engine's")
     parser.add_argument(
         "--answers",
@@ -899,6 +1093,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--neo4j-password", default=None, help="default: RECMEM_NEO4J_PASSWORD or the local file"
     )
+    parser.add_argument(
+        "--other-tenants",
+        type=int,
+        default=0,
+        help="first write copies of the samples into this many other tenants (isolation check)",
+    )
+    parser.add_argument(
+        "--compare-dense",
+        type=Path,
+        default=None,
+        help="a NAME-questions.jsonl of another run: report how many raw questions got the same dense hits",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -906,6 +1112,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if unknown or not args.modes:
         parser.error(f"unknown modes: {sorted(unknown)}")
     args.samples = [s.strip() for s in args.samples.split(",") if s.strip()]
+    args.token_budgets = tuple(int(b) for b in args.token_budgets.split(",") if b.strip())
     if args.answers is None:
         args.answers = args.llm == "config"
     return args
@@ -949,7 +1156,8 @@ async def prepare(
     """Embed every turn and question once; calibrate theta_sim on turns (never on questions)."""
     started = time.perf_counter()
     console.print(f"embedding {sum(len(s.units) for s in samples)} units with {embedder.name} ...")
-    await embedder.embed([u.text for s in samples for u in s.units])
+    render = template_of(args).render
+    await embedder.embed([render(u.text, u.speaker, u.occurred_at) for s in samples for u in s.units])
     await embedder.embed([q.question for s in samples for q in s.questions])
     timings = {"embedding": round(time.perf_counter() - started, 1)}
     calibration = None
@@ -978,10 +1186,21 @@ def calibration_streams(args: argparse.Namespace) -> list[list[str]]:
     --samples and --limit-turns select, so that a threshold belongs to (embedder, corpus) and not to
     one run's slice. Questions and answers are never read."""
     path = args.calibration_data or args.data
-    return [[u.text for u in s.units] for s in load_samples(path, unit=args.unit)]
+    render = template_of(args).render
+    return [
+        [render(u.text, u.speaker, u.occurred_at) for u in s.units]
+        for s in load_samples(path, unit=args.unit)
+    ]
 
 
-def base_settings(args: argparse.Namespace, theta_sim: float) -> EngineSettings:
+def template_of(args: argparse.Namespace) -> EmbeddingTemplate:
+    """What interactions are embedded as: --template, else the engine's default."""
+    return EmbeddingTemplate(args.template) if args.template is not None else EngineSettings().template
+
+
+def base_settings(
+    args: argparse.Namespace, theta_sim: float, calibration: Calibration | None
+) -> EngineSettings:
     values: dict[str, Any] = {
         "profile": "chat",
         "theta_sim": theta_sim,
@@ -989,9 +1208,12 @@ def base_settings(args: argparse.Namespace, theta_sim: float) -> EngineSettings:
         "gate_top_k": 2 * args.theta_count,
         "consolidation_mode": "inline",
         "include_consolidated": False,
+        "embedding_template": template_of(args).pattern,
     }
     if args.merge_threshold is not None:
         values["merge_threshold"] = args.merge_threshold
+    elif calibration is not None:
+        values["merge_threshold"] = calibration.merge_threshold
     return EngineSettings(**values)
 
 
@@ -1011,13 +1233,15 @@ async def run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
     samples = load_samples(args.data, names=args.samples, unit=args.unit, limit_turns=args.limit_turns)
     embedder = CachedEmbedder(build_embedder(EmbedderSettings(kind=args.embedder)))
     calibration, theta_sim, timings = await prepare(args, samples, embedder)
-    base = base_settings(args, theta_sim)
+    base = base_settings(args, theta_sim, calibration)
     db = Database.connect(neo4j_settings(args))
     try:
         await db.ping()
-        await migrate(db, embedder.name, embedder.dimension)
+        await migrate(db, embedder.name, embedder.dimension, base.embedding_template)
         with llm_endpoint(args.llm, args.replies) as (llm, server), progress_bar(args.quiet) as progress:
-            bench = Bench(db, embedder, llm, server, base, Options(args.answers), progress)
+            options = Options(args.answers, token_budgets=args.token_budgets)
+            bench = Bench(db, embedder, llm, server, base, options, progress)
+            await bench.add_other_tenants(samples, args.other_tenants)
             constructions, questions, recall_s = {}, {}, {}
             for mode in args.modes:
                 constructions[mode], questions[mode], recall_s[mode] = await bench.run_mode(mode, samples)
@@ -1026,6 +1250,8 @@ async def run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
         await db.close()
     variants = {MATCHED: bench.matched}
     report = build_report(meta, constructions, questions, recall_s, variants)
+    if args.compare_dense is not None and "raw" in questions:
+        report["dense_hits_vs_other_run"] = compare_dense(questions["raw"], args.compare_dense)
     questions = {**questions, **variants}
     write_outputs(report, questions, args.out, args.name)
     return report
@@ -1060,6 +1286,9 @@ def _meta(
         },
         "tenant": bench.tenant,
         "budgets": asdict(bench.options.budgets),
+        "token_budgets": list(bench.options.token_budgets),
+        "other_tenants": args.other_tenants,
+        "embedding_template": bench.base.embedding_template,
         "theta_sim": {
             "used": theta_sim,
             "source": "given" if args.theta_sim is not None else "calibrated",

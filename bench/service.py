@@ -283,6 +283,11 @@ def service_env(target: Target, embedder: str, mode: str, port: int, max_batch: 
         "RECMEM_CONSOLIDATION_MODE": mode,
         "TOKENIZERS_PARALLELISM": "false",
     }
+    # The one engine setting taken from the bench's own environment: a database records the
+    # template its vectors were made with, and the service must match it.
+    template = os.environ.get("RECMEM_EMBEDDING_TEMPLATE")
+    if template:
+        env["RECMEM_EMBEDDING_TEMPLATE"] = template
     return env
 
 

@@ -401,7 +401,7 @@ async def run(args: argparse.Namespace, settings: Neo4jSettings, neo4j_pid: int 
     assert isinstance(db, RecordingDatabase)
     try:
         await db.ping()
-        await migrate(db, EMBEDDER, DIMENSION)
+        await migrate(db, EMBEDDER, DIMENSION, "{text}")  # random vectors: no template renders them
         store = InteractionStore(db, DIMENSION)
         loaded = [generate(s, args.run_id, args.seed, args.distribution) for s in scenarios(args)]
         for item in [] if args.measure_only else loaded:

@@ -15,6 +15,14 @@ def _evidence(hits: list[RecallHit]) -> list[EvidenceItem]:
     return [EvidenceItem(id=h.id, text=h.text, at=h.at) for h in hits]
 
 
+def _answer_hits(recall: Recall) -> list[RecallHit]:
+    """The assembled context when the recall has one (it fits a token budget), else every
+    per-layer hit."""
+    if recall.context is not None:
+        return [item.hit for item in recall.context.items]
+    return recall.all_hits()
+
+
 class Answerer:
     def __init__(self, recaller: Recaller, consolidator: Consolidator, runs: ConsolidationStore) -> None:
         self.recaller = recaller
@@ -22,14 +30,15 @@ class Answerer:
         self.runs = runs
 
     async def answer(self, owner: Owner, question: str, recall: Recall) -> Answer:
+        hits = _answer_hits(recall)
         evidence = AnswerInput(
             question=question,
             as_of=recall.as_of,
-            facts=_evidence(recall.semantic),
-            episodes=_evidence(recall.episodic),
-            interactions=_evidence(recall.subconscious),
+            facts=_evidence([h for h in hits if h.layer == "semantic"]),
+            episodes=_evidence([h for h in hits if h.layer == "episodic"]),
+            interactions=_evidence([h for h in hits if h.layer == "subconscious"]),
         )
-        read = [h.id for h in recall.all_hits()]
+        read = [h.id for h in hits]
         try:
             result = await self.consolidator.answer(evidence)
         except LLMError as error:

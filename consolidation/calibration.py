@@ -40,6 +40,11 @@ from consolidation.settings import PROFILES
 
 REFERENCE_THETA_SIM, DEFAULT_THETA_COUNT = PROFILES["chat"]
 REFERENCE_EMBEDDER = "text-embedding-3-small"
+# RecMem's merge threshold (0.75) sits this far above its theta_sim (0.7): merging into an episode
+# asks for more similarity than recurring does. A calibrated theta_sim keeps the same offset;
+# an embedding template that lifts every cosine (a shared "On <date>, <speaker> said:") would
+# otherwise let nearly every turn merge.
+MERGE_OFFSET = 0.05
 DEFAULT_TARGET = 0.10
 SWEEP_TARGETS = (0.05, 0.10, 0.15, 0.20, 0.30)
 QUANTILES = (0.25, 0.5, 0.75, 0.9, 0.95, 0.99)
@@ -67,6 +72,7 @@ class Calibration:
     theta_sim: float
     method: str
     target: float
+    merge_threshold: float
     theta_count: int
     gate_top_k: int
     window: int | None
@@ -200,6 +206,7 @@ def calibrate_vectors(
         theta_sim=theta_sim,
         method="recurrence-rate matching",
         target=target,
+        merge_threshold=round(min(0.99, theta_sim + MERGE_OFFSET), 3),
         theta_count=theta_count,
         gate_top_k=top_k,
         window=window,

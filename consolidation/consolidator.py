@@ -44,7 +44,7 @@ __all__ = [
 class Consolidator(Protocol):
     """Four operations; each result carries the usage recorded on its ConsolidationRun.
 
-    `name` is "openai" or "offline"; `model` is the model id (or "extractive-v1" offline).
+    `name` is "openai" or "offline"; `model` is the model id (or "extractive-v2" offline).
     Failures raise `consolidation.llm.LLMError` subclasses.
     """
 

@@ -28,11 +28,10 @@ from graph.interactions import InteractionStore
 from graph.leases import LeaseStore
 from graph.models import Interaction, NewInteraction, Owner, StoredInteraction
 from graph.recall import RecallSearch
-from graph.validation import require_owner, require_text
+from graph.validation import require_owner, require_text, require_token_budget
 
 log = logging.getLogger(__name__)
 PENDING_BATCH = 200
-LEASE_POLL_S = 0.05
 
 
 class MemoryEngine:
@@ -66,6 +65,10 @@ class MemoryEngine:
         # also queue on a local lock per user.
         self._locks: dict[Owner, asyncio.Lock] = {}
         self._worker: asyncio.Task[None] | None = None
+        # The sweeper, and the users waiting for a retry after a failed pass (with its count).
+        self._sweeper: asyncio.Task[None] | None = None
+        self._retries: dict[Owner, asyncio.TimerHandle] = {}
+        self._failures: dict[Owner, int] = {}
 
     # -- write path ----------------------------------------------------------------------------
 
@@ -78,7 +81,9 @@ class MemoryEngine:
         """Validate, embed (one batched call), write durably: that is the acknowledgement. Then
         consolidate inline, or hand the user to the background worker."""
         self._validate(owner, units)
-        vectors = await self.embedder.embed([u.text for u in units])
+        # Embedded with speaker and time (consolidation/embedding_template.py), stored as sent.
+        render = self.settings.template.render
+        vectors = await self.embedder.embed([render(u.text, u.speaker, u.occurred_at) for u in units])
         items = [
             NewInteraction(
                 speaker=u.speaker,
@@ -112,16 +117,15 @@ class MemoryEngine:
         if consolidate is False:
             return []
         if consolidate is None and self.settings.consolidation_mode == "background":
-            if owner not in self._queued:
-                self._queued.add(owner)
-                self._queue.put_nowait(owner)
+            self._enqueue(owner)
             return []
         budget = self.settings.inline_consolidation_budget_s
         outcomes: list[ConsolidationOutcome] = []
         try:
             # The write is durable already: a long pass (a backlog left by bulk loads, a slow
             # LLM) must not turn its acknowledgement into a timeout. Cancelling the pass is safe:
-            # each consolidation commits in one transaction and the lease is released.
+            # each consolidation commits in one transaction, and wait_for returns only once the
+            # cancelled pass has given its lease back.
             await asyncio.wait_for(self._consolidate_into(owner, True, outcomes), budget)
         except TimeoutError:
             log.warning("inline consolidation passed its %.0f s budget; the rest stays pending", budget)
@@ -132,6 +136,7 @@ class MemoryEngine:
                 for i in written
                 if i not in decided
             ]
+            self._retry_later(owner)  # the background worker, when it runs, finishes the rest
         return outcomes
 
     def _validate(self, owner: Owner, units: list[Unit]) -> None:
@@ -155,7 +160,11 @@ class MemoryEngine:
         return outcomes
 
     async def _consolidate_into(self, owner: Owner, wait: bool, outcomes: list[ConsolidationOutcome]) -> None:
-        """Appends each decision as it is made, so a caller that cancels still sees them."""
+        """Appends each decision as it is made, so a caller that cancels still sees them.
+
+        The lease is released exactly once per acquisition, before this returns or raises, on
+        every path: done, failed, or cancelled at any await (a caller's budget, a shutdown).
+        """
         lock = self._locks.setdefault(owner, asyncio.Lock())
         if lock.locked() and not wait:
             return
@@ -163,25 +172,52 @@ class MemoryEngine:
             while await self._acquire(owner, wait):
                 start = len(outcomes)
                 try:
-                    await self._drain(owner, outcomes)
-                finally:
-                    drained = outcomes[start:]
-                    checked = [o.trigger_id for o in drained if o.action == "none"]
-                    # Shielded: a caller's timeout must not leave the lease held until it expires.
-                    pending = await asyncio.shield(self.leases.release(owner, self.holder, checked))
+                    async with self._renewing(owner):
+                        await self._drain(owner, outcomes)
+                except BaseException:
+                    # Released before the error or the cancellation propagates (the release runs
+                    # to completion even if cancelled again); a failed release must not hide it.
+                    with contextlib.suppress(Exception):
+                        await self._release(owner, outcomes[start:])
+                    raise
+                drained = outcomes[start:]
+                pending = await self._release(owner, drained)
                 if any(o.action == "deferred" for o in drained) or not pending:
                     break
                 wait = False
 
     async def _acquire(self, owner: Owner, wait: bool) -> bool:
-        deadline = asyncio.get_running_loop().time() + self.settings.lease_seconds
-        delay = LEASE_POLL_S
-        while not await self.leases.acquire(owner, self.holder, self.settings.lease_seconds):
-            if not wait or asyncio.get_running_loop().time() > deadline:
-                return False
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 1.0)
-        return True
+        # Cancellation-safe: cancelled while the lease is being taken, LeaseStore gives it back.
+        wait_s = self.settings.lease_seconds if wait else 0.0
+        return await self.leases.wait_acquire(owner, self.holder, self.settings.lease_seconds, wait_s)
+
+    async def _release(self, owner: Owner, drained: list[ConsolidationOutcome]) -> bool:
+        """Give the lease back, marking what the gate found no recurrence for; True when
+        interactions are still pending."""
+        checked = [o.trigger_id for o in drained if o.action == "none"]
+        return await self.leases.release(owner, self.holder, checked)
+
+    @contextlib.asynccontextmanager
+    async def _renewing(self, owner: Owner) -> AsyncIterator[None]:
+        """Renews the lease every third of its duration while the pass runs, so a pass longer than
+        the lease keeps it; the heartbeat has stopped when this exits."""
+        heartbeat = asyncio.create_task(self._heartbeat(owner), name="recmem-lease-heartbeat")
+        try:
+            yield
+        finally:
+            heartbeat.cancel()
+            await asyncio.wait([heartbeat])
+
+    async def _heartbeat(self, owner: Owner) -> None:
+        seconds = self.settings.lease_seconds
+        while True:
+            await asyncio.sleep(seconds / 3)
+            try:
+                if not await self.leases.renew(owner, self.holder, seconds):
+                    log.warning("lost the consolidation lease of %r; the pass's commits are refused", owner)
+                    return
+            except Exception:
+                log.warning("could not renew the consolidation lease; trying again", exc_info=True)
 
     async def _drain(self, owner: Owner, outcomes: list[ConsolidationOutcome]) -> None:
         """Gate every pending interaction, appending to `outcomes` as it goes (so that what was
@@ -210,18 +246,49 @@ class MemoryEngine:
     def start(self) -> None:
         if self.settings.consolidation_mode == "background" and self._worker is None:
             self._worker = asyncio.create_task(self._work(), name="recmem-consolidation")
+            if self.settings.sweep_interval_s > 0:
+                self._sweeper = asyncio.create_task(self._sweep(), name="recmem-sweeper")
 
     async def stop(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._worker
-            self._worker = None
-            self._queued.clear()
+        """Stop the worker and the sweeper; a pass that was running has released its lease."""
+        for handle in self._retries.values():
+            handle.cancel()
+        self._retries.clear()
+        tasks = [t for t in (self._sweeper, self._worker) if t is not None]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+        self._worker = self._sweeper = None
+        self._queued.clear()
+        self._failures.clear()
 
     async def drain_queue(self) -> None:
         """Wait until the background worker has handled every queued user (tests, shutdown)."""
         await self._queue.join()
+
+    def _enqueue(self, owner: Owner) -> None:
+        if owner not in self._queued:
+            self._queued.add(owner)
+            self._queue.put_nowait(owner)
+
+    def _retry_later(self, owner: Owner) -> None:
+        """Queue the user again after a back-off that doubles with each failure in a row, so a
+        failed pass (Neo4j or the LLM down) is retried without waiting for another write."""
+        if self._worker is None or owner in self._retries:
+            return
+        failures = self._failures.get(owner, 0) + 1
+        self._failures[owner] = failures
+        delay = min(
+            self.settings.consolidation_retry_s * 2 ** min(failures - 1, 20),
+            self.settings.consolidation_retry_max_s,
+        )
+        log.info("consolidation of %r is retried in %.1f s", owner, delay)
+        self._retries[owner] = asyncio.get_running_loop().call_later(delay, self._retry_now, owner)
+
+    def _retry_now(self, owner: Owner) -> None:
+        self._retries.pop(owner, None)
+        self._enqueue(owner)
 
     async def _work(self) -> None:
         while True:
@@ -230,12 +297,35 @@ class MemoryEngine:
                 await asyncio.sleep(self.settings.consolidation_delay_s)
                 # Writes from here on queue the user again: this pass may not see them.
                 self._queued.discard(owner)
-                await self.consolidate(owner, wait=True)
+                outcomes = await self.consolidate(owner, wait=True)
             except Exception:
-                # The interactions stay pending; the next write or pass retries them.
+                # The interactions stay pending; a retry after a back-off picks them up.
                 log.exception("background consolidation failed")
+                self._retry_later(owner)
+            else:
+                if any(o.action == "deferred" for o in outcomes):
+                    self._retry_later(owner)
+                else:
+                    self._failures.pop(owner, None)
             finally:
                 self._queue.task_done()
+
+    async def _sweep(self) -> None:
+        """Every sweep_interval_s, queue (at most sweep_batch) users whose pending interactions
+        nobody works on: left by a restart of Neo4j or of a service, a crashed holder, a failed
+        pass, or a bulk load of a user who never writes again."""
+        while True:
+            await asyncio.sleep(self.settings.sweep_interval_s)
+            try:
+                skip = self._queued | self._retries.keys()
+                found = await self.leases.unattended(self.settings.sweep_batch, skip)
+            except Exception:
+                log.warning("the sweep for pending interactions failed; trying again", exc_info=True)
+                continue
+            for owner in found:
+                self._enqueue(owner)
+            if found:
+                log.info("the sweep queued %d users with pending interactions", len(found))
 
     # -- read path -----------------------------------------------------------------------------
 
@@ -245,21 +335,37 @@ class MemoryEngine:
         query: str,
         *,
         budgets: Budgets | None = None,
+        tokens: int | None = None,
         as_of: datetime | None = None,
         include_consolidated: bool | None = None,
         lexical: bool = True,
     ) -> Recall:
+        """Per-layer hits under `budgets`; with `tokens`, also the assembled context of at most
+        that many o200k tokens (consolidation/context.py)."""
         require_owner(owner.tenant, owner.user_id)
         require_text("query", query, self.settings.max_text_bytes)
+        require_token_budget(tokens)
         include = self.settings.include_consolidated if include_consolidated is None else include_consolidated
         return await self.recaller.recall(
-            owner, query, budgets or Budgets(), as_of=as_of, include_consolidated=include, lexical=lexical
+            owner,
+            query,
+            budgets or Budgets(),
+            as_of=as_of,
+            include_consolidated=include,
+            lexical=lexical,
+            tokens=tokens,
         )
 
     async def answer(
-        self, owner: Owner, question: str, *, as_of: datetime | None = None, budgets: Budgets | None = None
+        self,
+        owner: Owner,
+        question: str,
+        *,
+        as_of: datetime | None = None,
+        budgets: Budgets | None = None,
+        tokens: int | None = None,
     ) -> Answer:
-        recall = await self.recall(owner, question, budgets=budgets, as_of=as_of)
+        recall = await self.recall(owner, question, budgets=budgets, tokens=tokens, as_of=as_of)
         return await self.answerer.answer(owner, question, recall)
 
 

@@ -14,7 +14,6 @@ interleave and nothing is half-done.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import socket
 import uuid
@@ -106,14 +105,9 @@ class Forgetter:
 
     async def _acquire(self, owner: Owner, holder: str) -> None:
         """Wait for a running consolidation to finish (bounded by one lease period)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.settings.lease_seconds
-        delay = 0.05
-        while not await self.leases.acquire(owner, holder, self.settings.lease_seconds):
-            if loop.time() > deadline:
-                raise Busy(f"consolidation for {owner.user_id!r} is running; retry the forget later")
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 1.0)
+        seconds = self.settings.lease_seconds
+        if not await self.leases.wait_acquire(owner, holder, seconds, seconds):
+            raise Busy(f"consolidation for {owner.user_id!r} is running; retry the forget later")
 
     # -- rebuilding what survives ---------------------------------------------------------------
 

@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
+from consolidation import context as contexts
 from consolidation.embedders import Embedder
 from consolidation.pipeline import Stores
-from consolidation.types import Budgets, Recall, RecallHit
+from consolidation.tokens import count_tokens
+from consolidation.types import Budgets, Context, Recall, RecallHit
 from graph.models import Episode, Fact, Hit, Interaction, Owner
 from graph.recall import Candidates, RecallCandidates, RecallSearch, Sources
 
 T = TypeVar("T", Interaction, Episode, Fact)
 # Reciprocal-rank-fusion constant: the usual 60 keeps one list's top hit from dominating.
 RRF_K = 60
+# Candidate pools of a token-budgeted recall (context_pools).
+POOL_MIN = 20
+POOL_MAX = 200
+TOKENS_PER_SHORT = 15
+TOKENS_PER_EPISODE = 100
 
 
 class Recaller:
@@ -33,26 +40,46 @@ class Recaller:
         as_of: datetime | None,
         include_consolidated: bool,
         lexical: bool,
+        tokens: int | None = None,
     ) -> Recall:
+        """The per-layer lists under `budgets`; with `tokens`, also one assembled context of at
+        most that many tokens, drawn from a pool sized to fill it (consolidation/context.py)."""
         vector = (await self.embedder.embed([query]))[0].tolist()
+        pools = budgets if tokens is None else context_pools(budgets, tokens)
+        # A context may hold a consolidated turn whose episode it leaves out.
+        wide = include_consolidated or tokens is not None
         if as_of is not None:
-            found = await self._as_of(owner, vector, budgets, as_of, include_consolidated)
+            found = await self._as_of(owner, vector, pools, as_of, wide)
         else:
             found = await self.search.candidates(
                 owner,
                 vector,
                 query if lexical else None,
-                interactions=budgets.subconscious,
-                episodes=budgets.episodic,
-                facts=budgets.semantic,
-                include_consolidated=include_consolidated,
+                interactions=pools.subconscious,
+                episodes=pools.episodic,
+                facts=pools.semantic,
+                include_consolidated=wide,
             )
-        sub = fuse(found.interactions.dense, found.interactions.lexical, k=budgets.subconscious)
+        visible = _subconscious_filter(include_consolidated, as_of)
+        sub = fuse(
+            [h for h in found.interactions.dense if visible(h.item)],
+            [h for h in found.interactions.lexical if visible(h.item)],
+            k=budgets.subconscious,
+        )
         epi = fuse(found.episodes.dense, found.episodes.lexical, k=budgets.episodic)
         sem = fuse(found.facts.dense, found.facts.lexical, k=budgets.semantic)
-        # Provenance only for what survived fusion.
-        sources = await self.search.sources(owner, [h.item.id for h in epi], [h.item.id for h in sem])
-        return _assemble(query, as_of, sub, epi, sem, sources)
+        wanted = (epi, sem) if tokens is None else (_all(found.episodes), _all(found.facts))
+        # Provenance only for what is returned.
+        sources = await self.search.sources(owner, _ids(wanted[0]), _ids(wanted[1]))
+        context = None if tokens is None else _context(found, sources, tokens)
+        return Recall(
+            query,
+            as_of,
+            _interaction_hits(sub),
+            _episode_hits(epi, sources),
+            _fact_hits(sem, sources),
+            context,
+        )
 
     async def _as_of(
         self, owner: Owner, vector: list[float], budgets: Budgets, as_of: datetime, include_consolidated: bool
@@ -76,6 +103,48 @@ class Recaller:
         return RecallCandidates(interactions=_dense(sub), episodes=_dense(epi), facts=_dense(sem))
 
 
+def context_pools(budgets: Budgets, tokens: int) -> Budgets:
+    """Candidates per layer for a context of `tokens`: enough short items (a turn or a fact is
+    some 15 to 40 tokens) to fill it, and never fewer than the per-layer budgets."""
+    short = min(POOL_MAX, max(POOL_MIN, tokens // TOKENS_PER_SHORT))
+    episodes = min(POOL_MAX // 4, tokens // TOKENS_PER_EPISODE)
+    return Budgets(
+        subconscious=max(budgets.subconscious, short),
+        episodic=max(budgets.episodic, episodes),
+        semantic=max(budgets.semantic, short),
+    )
+
+
+def _subconscious_filter(include_consolidated: bool, as_of: datetime | None) -> Callable[[Interaction], bool]:
+    """Which interactions the subconscious list may show: all, or those not yet consolidated
+    (at `as_of` when given)."""
+
+    def visible(item: Interaction) -> bool:
+        if include_consolidated or item.consolidated_at is None:
+            return True
+        return as_of is not None and item.consolidated_at > as_of
+
+    return visible
+
+
+def _all(candidates: Candidates[T]) -> list[Hit[T]]:
+    return candidates.dense + candidates.lexical
+
+
+def _ids(hits: Sequence[Hit[T]]) -> list[str]:
+    return list(dict.fromkeys(h.item.id for h in hits))
+
+
+def _context(found: RecallCandidates, sources: Sources, tokens: int) -> Context:
+    memory = [
+        *_episode_hits(found.episodes.dense + found.episodes.lexical, sources),
+        *_fact_hits(found.facts.dense + found.facts.lexical, sources),
+    ]
+    turns = found.interactions
+    ranked = contexts.rank(_interaction_hits(turns.dense), _interaction_hits(turns.lexical), memory)
+    return contexts.assemble(ranked, tokens, count_tokens)
+
+
 async def _nothing() -> list[Any]:
     return []
 
@@ -84,19 +153,15 @@ def _dense(hits: list[Hit[T]]) -> Candidates[T]:
     return Candidates(hits, [])
 
 
-def _assemble(
-    query: str,
-    as_of: datetime | None,
-    sub: list[Hit[Interaction]],
-    epi: list[Hit[Episode]],
-    sem: list[Hit[Fact]],
-    sources: Sources,
-) -> Recall:
-    subconscious = [
+def _interaction_hits(hits: Sequence[Hit[Interaction]]) -> list[RecallHit]:
+    return [
         RecallHit("subconscious", h.item.id, h.item.text, h.score, h.item.occurred_at, [h.item.id], h.item)
-        for h in sub
+        for h in hits
     ]
-    episodic = [
+
+
+def _episode_hits(hits: Sequence[Hit[Episode]], sources: Sources) -> list[RecallHit]:
+    return [
         RecallHit(
             "episodic",
             h.item.id,
@@ -106,9 +171,12 @@ def _assemble(
             [i for i, _ in sources.episodes.get(h.item.id, [])],
             h.item,
         )
-        for h in epi
+        for h in hits
     ]
-    semantic = [
+
+
+def _fact_hits(hits: Sequence[Hit[Fact]], sources: Sources) -> list[RecallHit]:
+    return [
         RecallHit(
             "semantic",
             h.item.id,
@@ -118,9 +186,8 @@ def _assemble(
             sources.facts.get(h.item.id, ([], []))[1],
             h.item,
         )
-        for h in sem
+        for h in hits
     ]
-    return Recall(query, as_of, subconscious, episodic, semantic)
 
 
 def fuse(dense: Sequence[Hit[T]], lexical: Sequence[Hit[T]], *, k: int) -> list[Hit[T]]:

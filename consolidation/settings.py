@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-EmbedderKind = Literal["hashing", "minilm", "openai"]
+from consolidation.embedding_template import DEFAULT_TEMPLATE, EmbeddingTemplate
+
+# minilm: all-MiniLM-L6-v2 on onnxruntime (the default, no torch); minilm-torch: the same model
+# through sentence-transformers (the `torch` extra); hashing: feature hashing for tests; openai: an
+# OpenAI-compatible endpoint.
+EmbedderKind = Literal["minilm", "minilm-torch", "hashing", "openai"]
 Profile = Literal["chat", "task"]
 
 # RecMem's reference defaults per profile: (theta_sim, theta_count). They were tuned for
@@ -18,8 +23,9 @@ PROFILES: dict[str, tuple[float, int]] = {"chat": (0.7, 5), "task": (0.6, 4)}
 class EmbedderSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RECMEM_EMBEDDER_", env_file=".env", extra="ignore")
 
-    kind: EmbedderKind = "hashing"
-    # hashing: any dimension; minilm: 384; openai: the model's own (or a requested reduction).
+    kind: EmbedderKind = "minilm"
+    # hashing: any dimension; minilm, minilm-torch: 384 (fixed); openai: the model's own (or a
+    # requested reduction).
     dimension: int = Field(default=384, ge=8, le=8192)
     model: str = "text-embedding-3-small"
     base_url: str | None = None
@@ -65,6 +71,28 @@ class EngineSettings(BaseSettings):
     # acknowledged. Kept under the API's request timeout (120 s).
     inline_consolidation_budget_s: float = Field(default=60.0, gt=0)
     include_consolidated: bool = False
+    # What an interaction is embedded as (consolidation/embedding_template.py); the database
+    # records it, and `recmem db reembed` rebuilds the vectors after a change.
+    embedding_template: str = DEFAULT_TEMPLATE
+    # Background mode: every this many seconds the worker sweeps for users with pending
+    # interactions and no live lease (a restart of Neo4j or of the service, a crashed holder, a
+    # user who never writes again) and queues at most `sweep_batch` of them. 0 turns it off.
+    sweep_interval_s: float = Field(default=30.0, ge=0, le=3600)
+    sweep_batch: int = Field(default=100, ge=1, le=10_000)
+    # Background mode: a pass that failed (Neo4j down, an LLM error) is retried after this delay,
+    # doubled on each further failure of that user up to the maximum, without waiting for a write.
+    consolidation_retry_s: float = Field(default=2.0, gt=0, le=3600)
+    consolidation_retry_max_s: float = Field(default=60.0, gt=0, le=3600)
+
+    @field_validator("embedding_template")
+    @classmethod
+    def _template(cls, value: str) -> str:
+        EmbeddingTemplate(value)  # raises TemplateError (a ValueError) with the reason
+        return value
+
+    @property
+    def template(self) -> EmbeddingTemplate:
+        return EmbeddingTemplate(self.embedding_template)
 
     @property
     def resolved_theta_sim(self) -> float:

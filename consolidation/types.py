@@ -81,12 +81,40 @@ class RecallHit:
 
 
 @dataclass(frozen=True)
+class ContextItem:
+    """One line of an assembled context: the hit, its line as it stands there, what it cost
+    (o200k tokens, with its newline) and its place in the fused ranking."""
+
+    hit: RecallHit
+    line: str
+    tokens: int
+    rank_score: float
+
+
+@dataclass(frozen=True)
+class Context:
+    """Evidence across the three layers that fits a token budget, ready for a prompt."""
+
+    text: str
+    tokens: int
+    budget: int
+    items: list[ContextItem]
+
+    @property
+    def interaction_ids(self) -> set[str]:
+        """Every interaction the context rests on (a turn itself, an episode's or fact's sources)."""
+        return {i for item in self.items for i in item.hit.interaction_ids}
+
+
+@dataclass(frozen=True)
 class Recall:
     query: str
     as_of: datetime | None
     subconscious: list[RecallHit]
     episodic: list[RecallHit]
     semantic: list[RecallHit]
+    # Present when the recall was given a token budget.
+    context: Context | None = None
 
     def all_hits(self) -> list[RecallHit]:
         return [*self.semantic, *self.episodic, *self.subconscious]

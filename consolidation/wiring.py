@@ -56,7 +56,7 @@ async def open_engine(settings: AppSettings) -> AsyncIterator[MemoryEngine]:
     try:
         await db.ping()
         engine = build_engine(db, settings)
-        await migrate(db, engine.embedder.name, engine.embedder.dimension)
+        await migrate(db, engine.embedder.name, engine.embedder.dimension, engine.settings.embedding_template)
         engine.start()
         try:
             yield engine

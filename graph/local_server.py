@@ -59,6 +59,12 @@ class ServerStatus:
         return f"neo4j {state} at {self.uri}, home {self.home}"
 
 
+def new_password() -> str:
+    """192 random bits as hex: a url-safe token starts with "-" one time in 64, and the admin
+    tool then reads the password as an unknown option and refuses to start."""
+    return secrets.token_hex(24)
+
+
 class LocalNeo4j:
     """One local Neo4j server, described by :class:`Neo4jSettings`."""
 
@@ -165,7 +171,7 @@ class LocalNeo4j:
             raise LocalServerError(
                 f"{self.home} holds a database but no password file; set RECMEM_NEO4J_PASSWORD"
             )
-        password = secrets.token_urlsafe(24)
+        password = new_password()
         env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf")}
         command = [str(java), "-cp", f"{lib}/*", ADMIN_CLASS, "dbms", "set-initial-password", password]
         done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)  # noqa: S603

@@ -15,6 +15,10 @@ from graph.records import episode_from, fact_from, interaction_from
 from graph.vectors import vector_param
 
 T = TypeVar("T", Interaction, Episode, Fact)
+# Up to this many nodes of a user in a layer, dense search scans them all (exact top k, immune to
+# other tenants' data); above it, the filtered vector index with a pool and exact re-ranking.
+# bench/exact_crossover.py measures where the scan stops being cheaper than the index.
+EXACT_LIMIT = 1_000
 
 
 @dataclass(frozen=True)
@@ -44,9 +48,10 @@ class RecallSearch:
     """Every layer in one statement per view: on a small server each statement costs
     milliseconds of fixed overhead, and the dense and lexical views run side by side."""
 
-    def __init__(self, db: Database, dimension: int) -> None:
+    def __init__(self, db: Database, dimension: int, exact_limit: int = EXACT_LIMIT) -> None:
         self.db = db
         self.dimension = dimension
+        self.exact_limit = exact_limit
 
     async def candidates(
         self,
@@ -72,6 +77,7 @@ class RecallSearch:
             **scope,
             vector=vector_param("query vector", vector, self.dimension),
             pool=max(interactions, episodes, facts, SEARCH_POOL),
+            exact_limit=self.exact_limit,
         )
         lucene = lucene_query(text, owner) if text is not None else None
         if lucene is None:

@@ -37,14 +37,26 @@ def require_text(what: str, text: str, max_bytes: int) -> None:
 
 def require_vector(what: str, vector: VectorValues, dimension: int) -> np.ndarray:
     """The vector as float32, the precision it is stored in; a value beyond float32 counts as
-    infinite."""
+    infinite. An all-zero vector is refused too: it has no direction, so cosine similarity is
+    undefined and a vector index cannot place it."""
     if len(vector) != dimension:
         raise InvalidInput(f"{what} has {len(vector)} dimensions; the store expects {dimension}")
     with np.errstate(over="ignore"):
         stored = np.asarray(vector, dtype=np.float32)
     if not np.isfinite(stored).all():
         raise InvalidInput(f"{what} holds a NaN or infinite value (in float32)")
+    if not stored.any():
+        raise InvalidInput(f"{what} is all zeros (norm 0): it has no direction to compare by cosine")
     return stored
+
+
+# A context larger than any current model's window is a mistake, not a request.
+MAX_CONTEXT_TOKENS = 200_000
+
+
+def require_token_budget(tokens: int | None) -> None:
+    if tokens is not None and not 1 <= tokens <= MAX_CONTEXT_TOKENS:
+        raise InvalidInput(f"token budget must be between 1 and {MAX_CONTEXT_TOKENS}, got {tokens}")
 
 
 def require_aware(what: str, moment: datetime) -> None:

@@ -25,7 +25,13 @@ async def main(tenant: str, user: str, prefix: str, count: int) -> None:
         db,
         HashingEmbedder(384),
         OfflineConsolidator(),
-        EngineSettings(theta_sim=0.3, theta_count=3, merge_threshold=0.6, consolidation_mode="inline"),
+        EngineSettings(
+            theta_sim=0.3,
+            theta_count=3,
+            merge_threshold=0.6,
+            consolidation_mode="inline",
+            embedding_template="{text}",
+        ),
     )
     owner = Owner(tenant, user)
     units = [

@@ -23,6 +23,11 @@ from graph.settings import Neo4jSettings
 from local_llm_server import LocalLLMServer
 
 DIMENSION = 384
+# What the tests' engines embed, and what the session database records: the gate tests' texts and
+# thresholds are chosen on bare-text similarities, which a shared "On <date>, <speaker> said:"
+# would lift. Services and benchmarks that tests start get it too (RECMEM_EMBEDDING_TEMPLATE).
+# The default template itself is tested in test_recall_context.py.
+TEST_TEMPLATE = "{text}"
 
 
 def _free_port() -> int:
@@ -55,7 +60,8 @@ def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jSe
 @pytest.fixture(scope="session")
 async def db(neo4j_settings: Neo4jSettings) -> AsyncIterator[Database]:
     database = Database.connect(neo4j_settings)
-    await migrate(database, HashingEmbedder(DIMENSION).name, DIMENSION)
+    # The template the test engines embed with (engine_settings below).
+    await migrate(database, HashingEmbedder(DIMENSION).name, DIMENSION, TEST_TEMPLATE)
     yield database
     await database.close()
 
@@ -92,6 +98,7 @@ def engine_settings(**overrides: object) -> EngineSettings:
         "theta_count": 3,
         "merge_threshold": 0.75,
         "consolidation_mode": "inline",
+        "embedding_template": TEST_TEMPLATE,
     }
     return EngineSettings(**(base | overrides))  # type: ignore[arg-type]
 

@@ -39,7 +39,7 @@ async def test_audit_chain_of_a_superseding_fact(caller: Caller) -> None:
     assert {c["fact"]["id"] for c in audit["supersedes"]} == set(created["factIds"])
     assert all(c["reason"] for c in audit["supersedes"]) and audit["supersededBy"] == []
     assert sorted(r["op"] for r in audit["runs"]) == ["merge_episode", "refine_facts"]
-    assert {r["model"] for r in audit["runs"]} == {"extractive-v1"}
+    assert {r["model"] for r in audit["runs"]} == {"extractive-v2"}
     assert audit["promptTokens"] == 0  # the offline consolidator spends no tokens
 
 

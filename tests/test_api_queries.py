@@ -276,7 +276,7 @@ async def test_episodes_facts_runs_connections_and_stats(story: Story) -> None:
     assert [f["id"] for f in user["newestFact"]["nodes"]] == [story.reversal]
     assert user["newestFact"]["pageInfo"] == {"hasPreviousPage": True, "hasNextPage": False}
     assert len(user["runs"]["edges"]) == 2 and user["runs"]["pageInfo"]["hasNextPage"]
-    assert user["runs"]["edges"][0]["node"]["model"] == "extractive-v1"
+    assert user["runs"]["edges"][0]["node"]["model"] == "extractive-v2"
     assert [r["op"] for r in user["refines"]["nodes"]] == ["refine_facts", "refine_facts"]
 
 

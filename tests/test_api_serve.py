@@ -18,6 +18,7 @@ import pytest
 
 from api.settings import ApiSettings
 from graph.settings import Neo4jSettings
+from tests.conftest import TEST_TEMPLATE
 
 RECMEM = str(Path(sys.executable).parent / "recmem")
 
@@ -35,6 +36,7 @@ def _env(neo4j: Neo4jSettings, port: int) -> dict[str, str]:
         "RECMEM_API_PORT": str(port),
         "RECMEM_EMBEDDER_KIND": "hashing",
         "RECMEM_EMBEDDER_DIMENSION": "384",
+        "RECMEM_EMBEDDING_TEMPLATE": TEST_TEMPLATE,
     }
     password = neo4j.resolved_password()
     if password is not None:

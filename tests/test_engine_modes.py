@@ -2,28 +2,33 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
 import subprocess
+from collections.abc import Awaitable, Callable, Collection
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from consolidation.consolidator import EpisodeDraft, EpisodeInput, LLMResult
 from consolidation.conversation_files import parse_locomo_time, read_conversations
 from consolidation.embedders.hashing import HashingEmbedder
 from consolidation.engine import MemoryEngine
+from consolidation.llm.types import LLMUnavailable
 from consolidation.offline import OfflineConsolidator
 from consolidation.settings import LLMSettings
 from consolidation.types import Unit
 from consolidation.wiring import build_consolidator
 from graph.database import Database
-from graph.errors import InvalidInput
+from graph.errors import InvalidInput, StoreUnavailable
 from graph.leases import LeaseStore
 from graph.models import Owner
 from graph.settings import Neo4jSettings
-from tests.conftest import DIMENSION, engine_settings
+from tests.conftest import DIMENSION, TEST_TEMPLATE, engine_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 T0 = datetime(2024, 2, 1, 9, 0, tzinfo=UTC)
@@ -87,7 +92,7 @@ async def test_background_mode_produces_the_same_graph(db: Database, owner: Owne
     inline = offline_engine(db, merge_threshold=0.5)
     for unit in units():
         await inline.remember(inline_owner, unit)
-    background = offline_engine(db, merge_threshold=0.5, consolidation_mode="background")
+    background = offline_engine(db, merge_threshold=0.5, consolidation_mode="background", sweep_interval_s=0)
     background.start()
     try:
         for unit in units():
@@ -110,7 +115,9 @@ async def test_background_mode_gates_a_burst_of_writes_in_one_pass(db: Database,
         "Our cat learned to open the fridge",
         "I repainted the hallway blue",
     ]
-    engine = offline_engine(db, consolidation_mode="background", consolidation_delay_s=0.5)
+    engine = offline_engine(
+        db, consolidation_mode="background", consolidation_delay_s=0.5, sweep_interval_s=0
+    )
     engine.start()
     try:
         for text in texts:
@@ -146,8 +153,211 @@ async def test_inline_write_past_its_consolidation_budget_is_still_acknowledged(
         database_=db.name,
     )
     assert rows.records[0]["n"] == 301 and rows.records[0]["pending"] > 0
-    # The lease was given back: another holder can take it at once.
+    # The lease was given back before the write was acknowledged: another holder takes it at once.
+    assert await lease_of(db, owner) is None
     assert await LeaseStore(db).acquire(owner, "another-process", 60.0)
+
+
+@pytest.mark.parametrize("budget", [0.001, 0.005, 0.02, 0.05, 0.2])
+async def test_inline_budget_gives_the_lease_back_wherever_it_stops(
+    db: Database, owner: Owner, budget: float
+) -> None:
+    """Whether the budget runs out while the lease is being taken, during a commit or while it is
+    being given back, the acknowledged write leaves the lease free and nothing half-written."""
+    engine = offline_engine(db, inline_consolidation_budget_s=budget)
+    backlog = [Unit(text=f"note {i} about topic {i % 7} and more", speaker="Alice") for i in range(60)]
+    await engine.remember_batch(owner, backlog, consolidate=False)
+    for i in range(3):
+        done = await engine.remember(owner, Unit(text=f"a brand new remark {i}", speaker="Alice"))
+        assert done.created and done.consolidation is not None
+        assert await lease_of(db, owner) is None
+    assert await LeaseStore(db).acquire(owner, "another-process", 60.0)
+    await LeaseStore(db).release(owner, "another-process")
+    # What the stopped passes left is finished by the next one, each interaction in one episode.
+    await offline_engine(db).consolidate(owner)
+    rows = await db.driver.execute_query(
+        """MATCH (n:Interaction {tenant: $t}) OPTIONAL MATCH (e:Episode {current: true})-[:DERIVED_FROM]->(n)
+           WITH n, count(e) AS episodes
+           RETURN count(CASE WHEN NOT n.gate_checked THEN 1 END) AS pending, max(episodes) AS most""",
+        t=owner.tenant,
+        database_=db.name,
+    )
+    assert rows.records[0]["pending"] == 0 and rows.records[0]["most"] <= 1
+
+
+# -- the sweeper and retries: pending work is picked up without a new write ---------------------
+
+
+async def lease_of(db: Database, owner: Owner) -> object:
+    rows = await db.driver.execute_query(
+        "MATCH (u:User {tenant: $t, id: $u}) RETURN u.lease_holder AS holder",
+        t=owner.tenant,
+        u=owner.user_id,
+        database_=db.name,
+    )
+    return rows.records[0]["holder"]
+
+
+async def pending_of(db: Database, owner: Owner) -> int:
+    rows = await db.driver.execute_query(
+        """MATCH (n:Interaction {tenant: $t, user_id: $u}) WHERE n.gate_checked = false
+           RETURN count(n) AS pending""",
+        t=owner.tenant,
+        u=owner.user_id,
+        database_=db.name,
+    )
+    return int(rows.records[0]["pending"])
+
+
+async def episodes_of(db: Database, owner: Owner) -> int:
+    rows = await db.driver.execute_query(
+        "MATCH (e:Episode {tenant: $t, user_id: $u}) RETURN count(e) AS n",
+        t=owner.tenant,
+        u=owner.user_id,
+        database_=db.name,
+    )
+    return int(rows.records[0]["n"])
+
+
+async def until(check: Callable[[], Awaitable[bool]], deadline_s: float = 120.0) -> None:
+    """Poll `check` until it holds; the deadline is generous so that a loaded machine passes."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline_s
+    while not await check():
+        assert loop.time() < end, "timed out"
+        await asyncio.sleep(0.05)
+
+
+def only_tenant(engine: MemoryEngine, monkeypatch: pytest.MonkeyPatch, tenant: str) -> None:
+    """Other tests leave pending users in the shared database: this engine's sweeper sees only
+    the test's tenant (the query itself is tested on its own below)."""
+    sweep = engine.leases.unattended
+
+    async def scoped(limit: int, skip: Collection[Owner] = ()) -> list[Owner]:
+        return [o for o in await sweep(100_000, skip) if o.tenant == tenant][:limit]
+
+    monkeypatch.setattr(engine.leases, "unattended", scoped)
+
+
+async def test_the_sweeper_consolidates_pending_work_nobody_writes_to(
+    db: Database, owner: Owner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bulk load by an earlier process, and a crashed holder's expired lease: a service started
+    afterwards consolidates both users without another write. A live lease is left alone."""
+    loader = offline_engine(db, merge_threshold=0.5)
+    crashed = Owner(owner.tenant, "bob")
+    busy = Owner(owner.tenant, "carol")
+    for user in (owner, crashed, busy):
+        await loader.remember_batch(user, units(), consolidate=False)
+    assert await LeaseStore(db).acquire(crashed, "crashed-process", 0.001)
+    assert await LeaseStore(db).acquire(busy, "working-elsewhere", 600.0)
+    engine = offline_engine(
+        db,
+        merge_threshold=0.5,
+        consolidation_mode="background",
+        sweep_interval_s=0.1,
+        consolidation_delay_s=0,
+    )
+    only_tenant(engine, monkeypatch, owner.tenant)
+    engine.start()
+    try:
+
+        async def swept() -> bool:
+            return await pending_of(db, owner) == 0 and await pending_of(db, crashed) == 0
+
+        await until(swept)
+    finally:
+        await engine.stop()
+    assert await episodes_of(db, owner) >= 1 and await episodes_of(db, crashed) >= 1
+    assert await lease_of(db, owner) is None and await lease_of(db, crashed) is None
+    assert await pending_of(db, busy) == len(TEXTS) and await lease_of(db, busy) == "working-elsewhere"
+    await LeaseStore(db).release(busy, "working-elsewhere")
+
+
+async def test_the_sweep_query_is_bounded_and_skips_live_leases(db: Database, owner: Owner) -> None:
+    leases = LeaseStore(db)
+    engine = offline_engine(db)
+    users = {name: Owner(owner.tenant, name) for name in ("idle", "leased", "expired", "done")}
+    for user in users.values():
+        await engine.remember(
+            user, Unit(text="a remark about nothing much", speaker="Alice"), consolidate=False
+        )
+    await engine.consolidate(users["done"])
+    assert await leases.acquire(users["leased"], "someone", 600.0)
+    assert await leases.acquire(users["expired"], "crashed", 0.001)
+    await asyncio.sleep(0.01)
+
+    async def mine(skip: list[Owner]) -> set[str]:
+        return {o.user_id for o in await leases.unattended(100_000, skip) if o.tenant == owner.tenant}
+
+    assert await mine([]) == {"idle", "expired"}
+    assert await mine([users["idle"]]) == {"expired"}
+    assert len(await leases.unattended(1)) <= 1
+    await leases.release(users["leased"], "someone")
+
+
+class FailsFirst(OfflineConsolidator):
+    """The first episode write fails as an LLM outage would; later ones succeed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failures = 0
+
+    async def create_episode(self, inp: EpisodeInput) -> LLMResult[EpisodeDraft]:
+        if self.failures == 0:
+            self.failures += 1
+            raise LLMUnavailable("the endpoint is down", status="unavailable")
+        return await super().create_episode(inp)
+
+
+class UnavailableOnce(Database):
+    """The session's driver; the first read of a user's pending interactions meets Neo4j down."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db.driver, db.name)
+        self.failed = False
+
+    async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        if name == "queries/interactions/pending" and not self.failed:
+            self.failed = True
+            raise StoreUnavailable("Neo4j is not reachable: restarting")
+        return await super().read(name, **params)
+
+
+@pytest.mark.parametrize("fault", ["llm", "neo4j"])
+async def test_a_failed_background_pass_is_retried_without_a_new_write(
+    db: Database, owner: Owner, fault: str
+) -> None:
+    consolidator = FailsFirst() if fault == "llm" else OfflineConsolidator()
+    store = UnavailableOnce(db) if fault == "neo4j" else db
+    settings = engine_settings(
+        merge_threshold=0.5,
+        consolidation_mode="background",
+        consolidation_delay_s=0,
+        sweep_interval_s=0,
+        consolidation_retry_s=0.2,
+    )
+    engine = MemoryEngine(store, HashingEmbedder(DIMENSION), consolidator, settings)
+    engine.start()
+    try:
+        await engine.remember_batch(owner, units())  # one write, one queued pass, which fails
+
+        async def recovered() -> bool:
+            return await pending_of(db, owner) == 0
+
+        await until(recovered)
+    finally:
+        await engine.stop()
+    assert await episodes_of(db, owner) >= 1 and await lease_of(db, owner) is None
+    if fault == "llm":
+        runs = await db.driver.execute_query(
+            "MATCH (r:ConsolidationRun {tenant: $t}) WHERE r.status <> 'ok' RETURN count(r) AS failed",
+            t=owner.tenant,
+            database_=db.name,
+        )
+        assert runs.records[0]["failed"] == 1
+    else:
+        assert isinstance(store, UnavailableOnce) and store.failed
 
 
 def test_no_endpoint_means_offline_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
@@ -215,7 +425,12 @@ def test_locomo_and_jsonl_files_are_read(tmp_path: Path) -> None:
 def test_ingest_and_recall_commands(tmp_path: Path, neo4j_settings: Neo4jSettings) -> None:
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps(LOCOMO))
-    env = {**os.environ, "RECMEM_NEO4J_URI": neo4j_settings.uri, "RECMEM_EMBEDDER_KIND": "hashing"}
+    env = {
+        **os.environ,
+        "RECMEM_NEO4J_URI": neo4j_settings.uri,
+        "RECMEM_EMBEDDER_KIND": "hashing",
+        "RECMEM_EMBEDDING_TEMPLATE": TEST_TEMPLATE,
+    }
     env.pop("RECMEM_LLM_BASE_URL", None)
     password = neo4j_settings.resolved_password()
     if password:

@@ -48,6 +48,7 @@ from consolidation.types import Recall, RecallHit
 from graph.models import Interaction
 from graph.settings import Neo4jSettings
 from local_llm_server import LocalLLMServer
+from tests.conftest import TEST_TEMPLATE
 
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -277,7 +278,7 @@ def test_summary_report_and_targets() -> None:
     meta = {
         "samples": ["s"],
         "unit": "turn",
-        "embedder": "hashing-v1",
+        "embedder": "hashing-v2",
         "command": "python bench/locomo.py",
         "llm": {"kind": "local", "model": "m", "replies": "extractive"},
         "thresholds": {"recmem": {"theta_sim": 0.5}},
@@ -360,7 +361,7 @@ async def test_cached_embedder_embeds_each_text_once() -> None:
     first = await cached.embed(["a b", "c d", "a b"])
     second = await cached.embed(["c d"])
     assert calls == [["a b", "c d"]]
-    assert (first[1] == second[0]).all() and cached.name == "hashing-v1"
+    assert (first[1] == second[0]).all() and cached.name == "hashing-v2"
 
 
 # -- end to end ----------------------------------------------------------------------------------
@@ -372,6 +373,7 @@ def test_smoke_run_against_neo4j(tmp_path: Path, neo4j_settings: Neo4jSettings) 
     password = neo4j_settings.resolved_password()
     argv = [
         "--data", str(data), "--modes", "recmem,eager,raw", "--embedder", "hashing", "--answers",
+        "--template", TEST_TEMPLATE,
         "--neo4j-uri", neo4j_settings.uri, "--out", str(out), "--name", "smoke", "--quiet",
         *(["--neo4j-password", password] if password else []),
     ]  # fmt: skip
@@ -385,7 +387,7 @@ def test_smoke_run_against_neo4j(tmp_path: Path, neo4j_settings: Neo4jSettings) 
     assert recmem["server_usage_log"]["agrees_with_runs"] is True
     assert recmem["prompt_tokens"] < eager["prompt_tokens"]
     assert raw["llm_calls"] == 0 and raw["interactions_consolidated"] == 0
-    assert report["calibration"]["embedder"] == "hashing-v1"
+    assert report["calibration"]["embedder"] == "hashing-v2"
     assert report["thresholds"]["recmem"]["theta_sim"] == report["calibration"]["theta_sim"]
     for mode in ("recmem", "eager", "raw"):
         by = modes[mode]["recall"]["by_category"]

@@ -25,10 +25,15 @@ from consolidation.consolidator import (
 )
 from consolidation.llm.types import ChatMessage
 from consolidation.offline import (
+    FACTS_MAX,
+    SUMMARY_MAX_SENTENCES,
+    SUMMARY_MAX_WORDS,
     OfflineConsolidator,
     classify,
     resolve_first_person,
     resolve_relative_dates,
+    resolve_second_person,
+    sentences,
 )
 from consolidation.prompts import answer, create_episode, merge_decision, refine_facts
 
@@ -188,6 +193,16 @@ def test_keep_known_ids_drops_invented_ids() -> None:
     assert cited.used_ids == ["f1"]
 
 
+def test_prompts_ask_for_bounded_self_contained_memory() -> None:
+    """A real LLM is asked for the shape the offline rules produce."""
+    for system in (create_episode.SYSTEM, merge_decision.SYSTEM):
+        assert "at most six sentences" in system.lower() and "8 May 2023 (not 2023-05-08)" in system
+        assert "YYYY-MM-DD" not in system
+    assert "On 8 May 2023 Caroline went" in create_episode.SYSTEM
+    assert "dated like 8 May 2023" in refine_facts.SYSTEM and "say the same thing" in refine_facts.SYSTEM
+    assert "At most eight facts" in refine_facts.SYSTEM and "bare reactions" in refine_facts.SYSTEM
+
+
 # --- offline: text rules ---------------------------------------------------------------------
 
 
@@ -200,19 +215,40 @@ def test_first_person_resolves_to_the_speaker() -> None:
         resolve_first_person("I went home and I don't regret it", "Al")
         == "Al went home and Al doesn't regret it"
     )
+    assert resolve_first_person("I never find it but I can try", "Al") == "Al never finds it but Al can try"
+
+
+def test_second_person_resolves_to_the_listener() -> None:
+    assert (
+        resolve_second_person("You always find the best places", "Mel") == "Mel always finds the best places"
+    )
+    assert (
+        resolve_second_person("you're kind and your cat is yours", "Mel")
+        == "Mel is kind and Mel's cat is Mel's"
+    )
+    assert resolve_second_person("I told you that you were right", "Mel") == "I told Mel that Mel was right"
+    assert resolve_second_person("Thank you!", "Mel") == "Thank you!"
 
 
 def test_relative_dates_become_absolute() -> None:
     day = MAY_8.date()
-    assert resolve_relative_dates("went there yesterday", day) == "went there on 2023-05-07"
-    assert resolve_relative_dates("flying tomorrow", day) == "flying on 2023-05-09"
-    assert resolve_relative_dates("ran 3 days ago", day) == "ran on 2023-05-05"
-    assert resolve_relative_dates("Tokyo next week", day) == "Tokyo in the week of 2023-05-15"
+    assert resolve_relative_dates("went there yesterday", day) == "went there on 7 May 2023"
+    assert resolve_relative_dates("flying tomorrow", day) == "flying on 9 May 2023"
+    assert resolve_relative_dates("ran 3 days ago", day) == "ran on 5 May 2023"
+    assert resolve_relative_dates("Tokyo next week", day) == "Tokyo in the week of 15 May 2023"
     assert resolve_relative_dates("moved last year", day) == "moved in 2022"
     assert resolve_relative_dates("started last month", day) == "started in April 2023"
-    assert resolve_relative_dates("met last Friday", day) == "met on 2023-05-05"
-    assert resolve_relative_dates("party next Monday", day) == "party on 2023-05-15"
-    assert resolve_relative_dates("sick since yesterday", day) == "sick since 2023-05-07"
+    assert resolve_relative_dates("met last Friday", day) == "met on 5 May 2023"
+    assert resolve_relative_dates("party next Monday", day) == "party on 15 May 2023"
+    assert resolve_relative_dates("sick since yesterday", day) == "sick since 7 May 2023"
+
+
+def test_sentences_split_at_ends_not_after_titles() -> None:
+    assert sentences("I met Dr. Lee  today. It went well! Did it?") == [
+        "I met Dr. Lee today.",
+        "It went well!",
+        "Did it?",
+    ]
 
 
 def test_kind_by_keywords() -> None:
@@ -224,20 +260,76 @@ def test_kind_by_keywords() -> None:
     assert classify("I am a nurse") == "attribute"
 
 
-# --- offline: the four operations -------------------------------------------------------------
+# --- offline: episodes and merges -------------------------------------------------------------
+
+CITY_LIST = """Oslo Lima Cairo Dublin Kyoto Quito Perth Accra Hanoi Porto Seville Bergen Krakow Tallinn
+    Riga Vilnius Zagreb Sofia Tbilisi Yerevan Baku Almaty Tashkent Lhasa Manila Jakarta Darwin
+    Hobart Nadi Apia Suva Havana Bogota Medellin Cusco Salta Montevideo Asuncion Recife Belem"""
+CITIES = CITY_LIST.split()
+
+
+def city_turns(count: int, start: datetime = MAY_8) -> list[Turn]:
+    speakers = ["Caroline", "Melanie"]
+    return [
+        turn(
+            f"c{i}",
+            speakers[i % 2],
+            f"Wow! I flew to {city} yesterday for a conference about {city.lower()}ese pottery glazes.",
+            start + timedelta(days=i),
+        )
+        for i, city in enumerate(CITIES[:count])
+    ]
+
+
+def cities_in(summary: str) -> list[int]:
+    """For each sentence of a summary, the index of the city (= turn) it comes from."""
+    return [next(i for i, city in enumerate(CITIES) if f" {city} " in s) for s in sentences(summary)]
 
 
 async def test_offline_episode_is_extractive_and_labelled() -> None:
     consolidator: Consolidator = OfflineConsolidator()
     result = await consolidator.create_episode(EpisodeInput(turns=TURNS))
-    assert (consolidator.name, consolidator.model) == ("offline", "extractive-v1")
+    assert (consolidator.name, consolidator.model) == ("offline", "extractive-v2")
     assert result.value.title.split(", ")[0] == "Sushi"
-    assert result.value.summary.startswith(
-        "On 2023-05-08, Caroline said: I love sushi! The salmon nigiri at Koya was great. "
-        "On 2023-05-08, Melanie said: Which sushi place"
-    )
+    assert result.value.summary == (
+        "On 8 May 2023 Caroline loves sushi. "
+        "On 8 May 2023 Caroline said the salmon nigiri at Koya was great. "
+        "Caroline went there on 7 May 2023 with Caroline's sister."
+    )  # Melanie's question and the bare "Koya, for sure." are left out
     assert result.usage.prompt_tokens == result.usage.completion_tokens == 0
-    assert result.usage.model == "extractive-v1" and result.usage.latency_ms >= 0
+    assert result.usage.model == "extractive-v2" and result.usage.latency_ms >= 0
+
+
+async def test_offline_summary_of_a_long_episode_is_bounded_and_in_stream_order() -> None:
+    turns = city_turns(40)
+    summary = (await OfflineConsolidator().create_episode(EpisodeInput(turns=turns))).value.summary
+    kept = cities_in(summary)
+    assert 3 <= len(kept) <= SUMMARY_MAX_SENTENCES
+    assert len(summary.split()) <= SUMMARY_MAX_WORDS
+    assert kept == sorted(kept) and len(set(kept)) == len(kept)  # stream order, no repeats
+    first = kept[0]
+    speaker = "Caroline" if first % 2 == 0 else "Melanie"
+    day = (MAY_8 + timedelta(days=first - 1)).date()
+    assert sentences(summary)[0] == (
+        f"{speaker} flew to {CITIES[first]} on {day.day} {day:%B %Y} for a conference about "
+        f"{CITIES[first].lower()}ese pottery glazes."
+    )  # named, absolutely dated, no "Wow!"
+
+
+async def test_offline_summary_caps_sentences_and_drops_redundant_ones() -> None:
+    short = [turn(f"s{i}", "Caroline", f"I love {city} tea.") for i, city in enumerate(CITIES[:12])]
+    summary = (await OfflineConsolidator().create_episode(EpisodeInput(turns=short))).value.summary
+    assert len(sentences(summary)) == SUMMARY_MAX_SENTENCES  # 12 would fit the word budget
+    twins = [
+        turn("a", "Caroline", "I adopted a golden retriever puppy named Max in Oslo."),
+        turn("b", "Caroline", "I adopted a golden retriever puppy named Max in Lima."),
+        turn("c", "Caroline", "My sister teaches violin at the conservatory."),
+    ]
+    summary = (await OfflineConsolidator().create_episode(EpisodeInput(turns=twins))).value.summary
+    assert summary == (
+        "On 8 May 2023 Caroline adopted a golden retriever puppy named Max in Oslo. "
+        "On 8 May 2023 Caroline's sister teaches violin at the conservatory."
+    )  # the Lima twin adds one new word to six repeated ones
 
 
 async def test_offline_merge_follows_shared_content_words() -> None:
@@ -248,48 +340,177 @@ async def test_offline_merge_follows_shared_content_words() -> None:
     yes = await OfflineConsolidator().decide_merge(MergeInput(**window, new_turns=[related]))
     no = await OfflineConsolidator().decide_merge(MergeInput(**window, new_turns=[unrelated]))
     assert yes.value.continues and yes.value.summary is not None
-    assert yes.value.summary.startswith(episode.summary)
-    assert yes.value.summary.endswith("On 2023-09-01, Caroline said: " + related.text)
+    assert yes.value.summary.startswith("On 8 May 2023 Caroline loves sushi.")
+    assert yes.value.summary.endswith(
+        "Caroline said Koya sushi again on 1 September 2023, the salmon was perfect."
+    )
     assert "koya" in yes.value.reason
     assert not no.value.continues and no.value.summary is None
 
 
+async def test_offline_merged_summary_stays_bounded() -> None:
+    offline = OfflineConsolidator()
+    turns = city_turns(40)
+    summary = (await offline.create_episode(EpisodeInput(turns=turns[:3]))).value.summary
+    for index, new in enumerate(turns[3:], start=3):
+        window = {"episode_summary": summary, "episode_first_at": MAY_8, "episode_last_at": new.occurred_at}
+        decision = (await offline.decide_merge(MergeInput(**window, new_turns=[new]))).value
+        assert decision.continues and decision.summary is not None
+        summary = decision.summary
+        kept = cities_in(summary)
+        assert len(kept) <= SUMMARY_MAX_SENTENCES and len(summary.split()) <= SUMMARY_MAX_WORDS
+        assert kept[-1] == index and kept == sorted(kept)  # the update shows, order holds
+
+
+async def test_offline_merge_reads_a_v1_summary_back_as_turns() -> None:
+    v1 = (
+        "On 2023-05-08, Caroline said: I love sushi! The salmon at Koya was great. "
+        "On 2023-05-08, Melanie said: You should try the tuna at Koya."
+    )
+    new = turn("t6", "Caroline", "Koya sushi again tonight, the salmon was perfect.", SEPT_1)
+    inp = MergeInput(episode_summary=v1, episode_first_at=MAY_8, episode_last_at=MAY_8, new_turns=[new])
+    summary = (await OfflineConsolidator().decide_merge(inp)).value.summary
+    assert summary is not None and "said:" not in summary and "2023-05-08" not in summary
+    assert "On 8 May 2023 Melanie said Caroline should try the tuna at Koya." in summary
+
+
+# --- offline: facts ---------------------------------------------------------------------------
+
+
+async def refine(turns: list[Turn], existing: list[ExistingFact] | None = None) -> list[FactDraft]:
+    inp = RefineInput(episode_summary="e", turns=turns, existing_facts=existing or [])
+    return (await OfflineConsolidator().refine_facts(inp)).value.facts
+
+
 async def test_offline_facts_resolve_speaker_and_dates() -> None:
-    inp = RefineInput(episode_summary="e", turns=TURNS, existing_facts=[])
-    facts = (await OfflineConsolidator().refine_facts(inp)).value.facts
+    facts = await refine(TURNS)
     texts = {fact.text: fact for fact in facts}
-    assert "On 2023-05-08, Caroline loves sushi!" in texts
-    assert texts["On 2023-05-08, Caroline loves sushi!"].kind == "preference"
-    visit = "On 2023-05-08, Caroline went there on 2023-05-07 with Caroline's sister."
-    assert texts[visit].kind == "event" and texts[visit].source_turn_ids == ["t3"]
-    # Melanie's question and the sentence without a first person give no fact.
-    assert len(facts) == 2
+    assert list(texts) == [
+        "On 8 May 2023 Caroline loves sushi.",
+        "On 8 May 2023 Caroline said the salmon nigiri at Koya was great.",
+        "Caroline went there on 7 May 2023 with Caroline's sister.",  # dated by "yesterday"
+    ]
+    assert texts["On 8 May 2023 Caroline loves sushi."].kind == "preference"
+    visit = texts["Caroline went there on 7 May 2023 with Caroline's sister."]
+    assert visit.kind == "event" and visit.source_turn_ids == ["t3"]
+
+
+async def test_offline_you_resolves_only_between_two_speakers() -> None:
+    praise = turn("m1", "Melanie", "Your painting of the lake is beautiful.")
+    answer = turn("c1", "Caroline", "I painted it last week at my studio in Denver.")
+    two = await refine([answer, praise])
+    assert [f.text for f in two] == [
+        "On 8 May 2023 Caroline painted it in the week of 1 May 2023 at Caroline's studio in Denver.",
+        "On 8 May 2023 Melanie said Caroline's painting of the lake is beautiful.",
+    ]
+    episode = (await OfflineConsolidator().create_episode(EpisodeInput(turns=[answer, praise]))).value
+    assert "Melanie said Caroline's painting of the lake" in episode.summary and " my " not in episode.summary
+    third = turn("j1", "Jon", "Denver has great light for painting lakes.")
+    three = await refine([answer, praise, third])
+    assert "On 8 May 2023 Melanie said your painting of the lake is beautiful." in [f.text for f in three]
+
+
+async def test_offline_near_duplicate_facts_are_dropped() -> None:
+    turns = [
+        turn("a", "Caroline", "I adopted a golden retriever puppy named Max."),
+        turn("b", "Caroline", "Guess what, I adopted a golden retriever puppy named Max!"),
+        turn("c", "Caroline", "I work as a nurse at the city hospital."),
+        turn("d", "Caroline", "I ran a charity race for the animal shelter."),
+    ]
+    existing = [
+        ExistingFact(
+            id="f-nurse",
+            text="On 1 May 2023 Caroline works as a nurse at the city hospital.",
+            kind="attribute",
+            valid_from=MAY_8,
+        ),
+        ExistingFact(
+            id="f-race",
+            text="On 1 May 2023 Caroline ran a charity race for the animal shelter.",
+            kind="event",
+            valid_from=MAY_8,
+        ),
+    ]
+    facts = await refine(turns, existing)
+    assert [(f.text, f.source_turn_ids) for f in facts] == [
+        ("On 8 May 2023 Caroline adopted a golden retriever puppy named Max.", ["a"]),
+        # "b" repeats "a"; "c" restates the existing attribute; the race on another day is another event
+        ("On 8 May 2023 Caroline ran a charity race for the animal shelter.", ["d"]),
+    ]
+
+
+async def test_offline_informative_sentence_without_first_person_yields_a_fact() -> None:
+    facts = await refine(
+        [turn("m", "Melanie", "The pottery workshop at the community center opens tomorrow.")]
+    )
+    assert [(f.text, f.kind) for f in facts] == [
+        ("Melanie said the pottery workshop at the community center opens on 9 May 2023.", "attribute")
+    ]
+
+
+async def test_offline_questions_and_bare_reactions_yield_no_fact() -> None:
+    chatter = [
+        "Wow, that's great!",
+        "What did you paint last week?",
+        "Thanks so much, Caroline!",
+        "Haha, that sounds awesome!",
+        "Good luck!",
+        "Take care!",
+        "I love it!",
+    ]
+    turns = [turn(f"x{i}", ["Melanie", "Caroline"][i % 2], text) for i, text in enumerate(chatter)]
+    assert await refine(turns) == []
+    episode = (await OfflineConsolidator().create_episode(EpisodeInput(turns=turns))).value
+    assert episode.summary  # never empty, even without an informative sentence
+    assert len(sentences(episode.summary)) == 1
+
+
+async def test_offline_facts_are_capped_preferring_informative_ones() -> None:
+    short = ["I have two cats.", "I own a kayak.", "I play chess."]
+    long = [
+        f"My cousin in {city} runs a bakery selling {city.lower()}ese rye bread every weekend."
+        for city in CITIES[:8]
+    ]
+    text = " ".join([short[0], *long[:4], short[1], *long[4:], short[2]])
+    facts = await refine([turn("t", "Caroline", text)])
+    assert len(facts) == FACTS_MAX
+    assert [f.text.split(" in ")[1].split(" runs")[0] for f in facts] == CITIES[:8]  # stream order
+    assert all(f.source_turn_ids == ["t"] for f in facts)
+
+
+async def test_offline_shared_photo_is_a_sentence_of_its_own() -> None:
+    text = "Look at this! [shares a photo: a photo of a bowl with a black and white flower design]"
+    facts = await refine([turn("p", "Melanie", text)])
+    assert [f.text for f in facts] == [
+        "On 8 May 2023 Melanie shared a photo of a bowl with a black and white flower design."
+    ]  # "Look at this!" alone is too thin to be a fact
 
 
 async def test_offline_preference_shift_replaces_the_old_fact() -> None:
     existing = [
         ExistingFact(
             id="f-sushi", text="On 2023-05-08, Caroline loves sushi.", kind="preference", valid_from=MAY_8
-        ),
+        ),  # an extractive-v1 fact
         ExistingFact(id="f-ramen", text="Caroline loves ramen.", kind="preference", valid_from=MAY_8),
         ExistingFact(id="f-mel", text="Melanie loves sushi.", kind="preference", valid_from=MAY_8),
     ]
     shift = turn("t9", "Caroline", "Honestly, I can't stand sushi anymore.", SEPT_1)
-    inp = RefineInput(episode_summary="e", turns=[shift], existing_facts=existing)
-    facts = (await OfflineConsolidator().refine_facts(inp)).value.facts
+    facts = await refine([shift], existing)
     assert len(facts) == 1
     assert facts[0].replaces == ["f-sushi"]  # not ramen (other object), not Melanie's
-    assert facts[0].text == "On 2023-09-01, Honestly, Caroline can't stand sushi anymore."
+    assert facts[0].text == "On 1 September 2023 Caroline can't stand sushi anymore."
     assert facts[0].reason
 
 
 async def test_offline_does_not_restate_known_preferences() -> None:
     existing = [ExistingFact(id="f1", text="Caroline loves sushi.", kind="preference", valid_from=MAY_8)]
     again = turn("t9", "Caroline", "I love sushi. I love ramen too.", SEPT_1)
-    inp = RefineInput(episode_summary="e", turns=[again], existing_facts=existing)
-    facts = (await OfflineConsolidator().refine_facts(inp)).value.facts
-    assert [fact.text for fact in facts] == ["On 2023-09-01, Caroline loves ramen too."]
+    facts = await refine([again], existing)
+    assert [fact.text for fact in facts] == ["On 1 September 2023 Caroline loves ramen too."]
     assert facts[0].replaces == []
+
+
+# --- offline: answers ---------------------------------------------------------------------------
 
 
 async def test_offline_answer_ranks_evidence_by_shared_words() -> None:

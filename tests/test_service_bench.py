@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from bench.commands import shown_command
 from bench.service import TARGET_SIZE, Salads, floors, percentile, summary, targets
 from consolidation.embedders.hashing import HashingEmbedder
 from graph.settings import Neo4jSettings
+from tests.conftest import TEST_TEMPLATE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -108,7 +110,8 @@ def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> N
     password = neo4j_settings.resolved_password()
     if password is not None:
         command += ["--neo4j-password", password]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    env = os.environ | {"RECMEM_EMBEDDING_TEMPLATE": TEST_TEMPLATE}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
     assert json.loads(output.read_text()) == report

@@ -62,7 +62,8 @@ class Query:
             bool, strawberry.argument(description="Fuse full-text hits with vector hits (ignored as of).")
         ] = True,
     ) -> Recall | None:
-        budgets = (budget or BudgetInput()).to_budgets()
+        asked = budget or BudgetInput()
+        budgets = asked.to_budgets()
         # The user check and the recall (a read) run side by side: one round trip less on the
         # critical path. For an unknown user the check fails, which cancels the recall.
         owner = info.context.owner(user_id)
@@ -72,6 +73,7 @@ class Query:
                 owner,
                 query,
                 budgets=budgets,
+                tokens=asked.tokens,
                 as_of=as_of,
                 include_consolidated=include_consolidated,
                 lexical=lexical,
@@ -86,12 +88,18 @@ class Query:
         user_id: UserId,
         question: Annotated[str, strawberry.argument(description="The question.")],
         as_of: AsOf = None,
-        budget: Annotated[BudgetInput | None, strawberry.argument(description="Hits per layer.")] = None,
+        budget: Annotated[
+            BudgetInput | None,
+            strawberry.argument(
+                description="Hits per layer; with `tokens`, the answer reads the assembled context only."
+            ),
+        ] = None,
     ) -> Answer | None:
         await require_user(info, user_id)
-        budgets = (budget or BudgetInput()).to_budgets()
+        asked = budget or BudgetInput()
+        owner = info.context.owner(user_id)
         found = await info.context.services.engine.answer(
-            info.context.owner(user_id), question, as_of=as_of, budgets=budgets
+            owner, question, as_of=as_of, budgets=asked.to_budgets(), tokens=asked.tokens
         )
         return Answer.of(found)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import Enum
 
 import strawberry
 
@@ -13,18 +14,33 @@ from consolidation import types as engine_types
 from graph import models
 
 MAX_BUDGET = 100
+MAX_CONTEXT_TOKENS = 200_000
 
 
-@strawberry.input(description="How many hits each layer may contribute (RecMem's defaults: 10 / 5 / 10).")
+@strawberry.input(
+    description=(
+        "How many hits each layer may contribute (RecMem's defaults: 10 / 5 / 10), and optionally a "
+        "token budget for one assembled context across the three layers."
+    )
+)
 class BudgetInput:
     subconscious: int = strawberry.field(default=10, description="Raw interactions (0 to 100).")
     episodic: int = strawberry.field(default=5, description="Episodes (0 to 100).")
     semantic: int = strawberry.field(default=10, description="Facts (0 to 100).")
+    tokens: int | None = strawberry.field(
+        default=None,
+        description=(
+            "Fill `context` with the best evidence of all three layers within this many o200k tokens "
+            "(1 to 200000); without it `context` is null."
+        ),
+    )
 
     def to_budgets(self) -> engine_types.Budgets:
         for name in ("subconscious", "episodic", "semantic"):
             if not 0 <= getattr(self, name) <= MAX_BUDGET:
                 raise bad_input(f"budget.{name} must be between 0 and {MAX_BUDGET}")
+        if self.tokens is not None and not 1 <= self.tokens <= MAX_CONTEXT_TOKENS:
+            raise bad_input(f"budget.tokens must be between 1 and {MAX_CONTEXT_TOKENS}")
         return engine_types.Budgets(self.subconscious, self.episodic, self.semantic)
 
 
@@ -60,6 +76,56 @@ class FactHit:
         return await _sources(info, list(self.source_ids))
 
 
+@strawberry.enum(description="The memory layer a piece of evidence comes from.")
+class Layer(Enum):
+    SUBCONSCIOUS = "subconscious"
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+
+
+@strawberry.type(description="One line of an assembled context, with where it came from.")
+class ContextItem:
+    layer: Layer = strawberry.field(description="The layer it comes from.")
+    id: ID = strawberry.field(description="Id of the interaction, episode version or fact.")
+    line: str = strawberry.field(description="The line as it stands in the context text.")
+    tokens: int = strawberry.field(description="o200k tokens the line costs, with its newline.")
+    score: float = strawberry.field(description="Cosine similarity to the query (0 if found lexically only).")
+    rank_score: float = strawberry.field(description="Its score in the fused ranking across layers.")
+    source_ids: list[ID] = strawberry.field(description="Interactions it rests on (itself, for a turn).")
+
+    @resolver(description="The interactions it rests on (provenance).")
+    async def sources(self, info: Info) -> list[Interaction]:
+        return await _sources(info, list(self.source_ids))
+
+
+@strawberry.type(description="Evidence from all three layers within a token budget, ready for a prompt.")
+class RecallContext:
+    text: str = strawberry.field(description="Facts, then episodes, then turns, each group in time order.")
+    tokens: int = strawberry.field(description="o200k tokens of `text` (at most the budget).")
+    budget: int = strawberry.field(description="The token budget asked for.")
+    items: list[ContextItem] = strawberry.field(description="Its lines in the order of `text`.")
+
+    @staticmethod
+    def of(c: engine_types.Context) -> RecallContext:
+        return RecallContext(
+            text=c.text,
+            tokens=c.tokens,
+            budget=c.budget,
+            items=[
+                ContextItem(
+                    layer=Layer(i.hit.layer),
+                    id=ID(i.hit.id),
+                    line=i.line,
+                    tokens=i.tokens,
+                    score=i.hit.score,
+                    rank_score=i.rank_score,
+                    source_ids=[ID(s) for s in i.hit.interaction_ids],
+                )
+                for i in c.items
+            ],
+        )
+
+
 @strawberry.type(description="Memory relevant to a query, layer by layer.")
 class Recall:
     query: str = strawberry.field(description="The query as asked.")
@@ -67,12 +133,16 @@ class Recall:
     subconscious: list[InteractionHit] = strawberry.field(description="Raw interactions.")
     episodic: list[EpisodeHit] = strawberry.field(description="Episode versions.")
     semantic: list[FactHit] = strawberry.field(description="Facts.")
+    context: RecallContext | None = strawberry.field(
+        description="With `budget.tokens`: one context across the layers, no interaction twice."
+    )
 
     @staticmethod
     def of(r: engine_types.Recall) -> Recall:
         return Recall(
             query=r.query,
             as_of=r.as_of,
+            context=RecallContext.of(r.context) if r.context is not None else None,
             subconscious=[
                 InteractionHit(score=h.score, interaction=Interaction.of(h.item))
                 for h in r.subconscious

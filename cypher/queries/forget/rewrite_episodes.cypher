@@ -4,6 +4,8 @@ UNWIND $rows AS r
 MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: r.id})
 SET e.title = r.title, e.summary = r.summary,
     e.first_at = datetime(r.first_at), e.last_at = datetime(r.last_at), e.rebuilt_at = datetime()
+// The new vector comes from this service's embedder: a `recmem db reembed` mark no longer holds.
+REMOVE e.embedding_key
 WITH e, r
 CALL db.create.setNodeVectorProperty(e, 'embedding', r.embedding)
 RETURN count(e) AS rewritten

@@ -1,20 +1,36 @@
-// One recall's dense candidates from all three layers, in one round trip: per layer a pool of
-// $pool nearest nodes from the vector index, filtered inside it to the user, of which the k most
-// similar are kept with exact plain cosine. A budget of 0 skips its layer. recall/lexical runs
-// at the same time (on another core), so a recall waits for the slower of the two.
+// One recall's dense candidates from all three layers, in one round trip. Per layer: when the
+// user has at most $exact_limit nodes there, an exact scan (plain cosine over every node of the
+// user: the true top k, whatever other tenants store); above it, a pool of $pool nearest nodes
+// from the vector index, filtered inside it to the user, re-ranked by exact cosine. Counting stops
+// at $exact_limit + 1, so the size check costs no more than the scan it replaces.
+// A budget of 0 skips its layer. recall/lexical runs at the same time (on another core).
 // Instants come back as ISO strings: the driver's temporal decoding is slow Python.
 CYPHER 25
 CALL () {
   WITH $k_interactions AS k WHERE k > 0
-  MATCH (n:Interaction)
-    SEARCH n IN (
-      VECTOR INDEX interaction_embedding
-      FOR $vector
-      WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.consolidated IN $consolidated
-      LIMIT $pool
-    ) SCORE AS similarity
-  WITH n ORDER BY similarity DESC LIMIT $k_interactions
-  WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score ORDER BY score DESC
+  CALL () {
+    MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+    WITH n LIMIT $exact_limit + 1
+    RETURN count(n) <= $exact_limit AS exact
+  }
+  CALL (exact) {
+    WITH exact WHERE exact
+    MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+    WHERE n.consolidated IN $consolidated
+    RETURN n
+  UNION
+    WITH exact WHERE NOT exact
+    MATCH (n:Interaction)
+      SEARCH n IN (
+        VECTOR INDEX interaction_embedding
+        FOR $vector
+        WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.consolidated IN $consolidated
+        LIMIT $pool
+      )
+    RETURN n
+  }
+  WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
+  ORDER BY score DESC LIMIT $k_interactions
   RETURN collect({item: n {.id, .tenant, .user_id, .session_id, .speaker, .text, .seq, .consolidated,
                            .source_ref, occurred_at: toString(n.occurred_at),
                            consolidated_at: toString(n.consolidated_at)},
@@ -22,15 +38,29 @@ CALL () {
 }
 CALL () {
   WITH $k_episodes AS k WHERE k > 0
-  MATCH (n:Episode)
-    SEARCH n IN (
-      VECTOR INDEX episode_embedding
-      FOR $vector
-      WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.current = true
-      LIMIT $pool
-    ) SCORE AS similarity
-  WITH n ORDER BY similarity DESC LIMIT $k_episodes
-  WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score ORDER BY score DESC
+  CALL () {
+    MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
+    WITH n LIMIT $exact_limit + 1
+    RETURN count(n) <= $exact_limit AS exact
+  }
+  CALL (exact) {
+    WITH exact WHERE exact
+    MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
+    WHERE n.current = true
+    RETURN n
+  UNION
+    WITH exact WHERE NOT exact
+    MATCH (n:Episode)
+      SEARCH n IN (
+        VECTOR INDEX episode_embedding
+        FOR $vector
+        WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.current = true
+        LIMIT $pool
+      )
+    RETURN n
+  }
+  WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
+  ORDER BY score DESC LIMIT $k_episodes
   RETURN collect({item: n {.id, .tenant, .user_id, .title, .summary, .version, .current,
                            first_at: toString(n.first_at), last_at: toString(n.last_at),
                            created_at: toString(n.created_at), valid_from: toString(n.valid_from),
@@ -39,15 +69,29 @@ CALL () {
 }
 CALL () {
   WITH $k_facts AS k WHERE k > 0
-  MATCH (n:Fact)
-    SEARCH n IN (
-      VECTOR INDEX fact_embedding
-      FOR $vector
-      WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.status = 'active'
-      LIMIT $pool
-    ) SCORE AS similarity
-  WITH n ORDER BY similarity DESC LIMIT $k_facts
-  WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score ORDER BY score DESC
+  CALL () {
+    MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
+    WITH n LIMIT $exact_limit + 1
+    RETURN count(n) <= $exact_limit AS exact
+  }
+  CALL (exact) {
+    WITH exact WHERE exact
+    MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
+    WHERE n.status = 'active'
+    RETURN n
+  UNION
+    WITH exact WHERE NOT exact
+    MATCH (n:Fact)
+      SEARCH n IN (
+        VECTOR INDEX fact_embedding
+        FOR $vector
+        WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.status = 'active'
+        LIMIT $pool
+      )
+    RETURN n
+  }
+  WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
+  ORDER BY score DESC LIMIT $k_facts
   RETURN collect({item: n {.id, .tenant, .user_id, .text, .kind, .status,
                            valid_from: toString(n.valid_from), valid_to: toString(n.valid_to),
                            created_at: toString(n.created_at)},

@@ -1,0 +1,137 @@
+"""Where an exact scan of one user's interactions stops being cheaper than the filtered vector index.
+
+Loads users of growing size (clustered random unit vectors, as in bench/vector_search.py) through
+`InteractionStore.write_batch`, then times recall's dense statement (`RecallSearch.candidates`,
+interactions only, k = 40) twice per query: forced exact (`exact_limit` above the user's size) and
+forced index (`exact_limit` 0), and reports p50/p95 latency of each and the index's recall@k
+against the exact answer. `graph/recall.py` EXACT_LIMIT is chosen from this curve.
+
+    .venv/bin/python bench/exact_crossover.py --neo4j-uri bolt://127.0.0.1:7801 --neo4j-password ...
+
+Prints one JSON object on stdout and writes bench/results/exact_crossover.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import SecretStr
+
+from bench.commands import shown_command
+from bench.common import machine_info
+from consolidation.embedders import Vectors
+from graph.database import Database
+from graph.interactions import InteractionStore
+from graph.models import NewInteraction, Owner
+from graph.recall import RecallSearch
+from graph.schema import migrate
+from graph.settings import Neo4jSettings
+
+DIMENSION = 384
+K = 40
+TOPICS = 50
+NOISE = 0.8
+EMBEDDER = "bench-random-unit-384"
+RESULTS = Path(__file__).parent / "results" / "exact_crossover.json"
+
+
+def clustered(rng: np.random.Generator, n: int, centres: Vectors) -> Vectors:
+    picked = centres[rng.integers(0, len(centres), n)]
+    raw = picked + NOISE * rng.standard_normal((n, DIMENSION)) / np.sqrt(DIMENSION)
+    unit: Vectors = (raw / np.linalg.norm(raw, axis=1, keepdims=True)).astype(np.float32)
+    return unit
+
+
+async def load(store: InteractionStore, owner: Owner, vectors: Vectors) -> None:
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    for first in range(0, len(vectors), 1_000):
+        rows = [
+            NewInteraction(
+                speaker="user",
+                text=f"interaction {first + i}",
+                occurred_at=start + timedelta(minutes=first + i),
+                embedding=vector,
+            )
+            for i, vector in enumerate(vectors[first : first + 1_000])
+        ]
+        await store.write_batch(owner, rows)
+
+
+async def timed(search: RecallSearch, owner: Owner, query: Vectors) -> tuple[float, set[str]]:
+    started = time.perf_counter()
+    found = await search.candidates(
+        owner, query.tolist(), None, interactions=K, episodes=0, facts=0, include_consolidated=True
+    )
+    elapsed = (time.perf_counter() - started) * 1000
+    return elapsed, {h.item.id for h in found.interactions.dense}
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(share * len(ordered)))], 2)
+
+
+async def measure(db: Database, size: int, queries: int, rng: np.random.Generator) -> dict[str, Any]:
+    centres = clustered(rng, TOPICS, rng.standard_normal((TOPICS, DIMENSION)).astype(np.float32))
+    owner = Owner(f"crossover-{uuid.uuid4().hex[:8]}", f"user-{size}")
+    await load(InteractionStore(db, DIMENSION), owner, clustered(rng, size, centres))
+    exact, index = RecallSearch(db, DIMENSION, exact_limit=size), RecallSearch(db, DIMENSION, exact_limit=0)
+    exact_ms: list[float] = []
+    index_ms: list[float] = []
+    overlap: list[float] = []
+    for query in clustered(rng, queries, centres):
+        spent, truth = await timed(exact, owner, query)
+        exact_ms.append(spent)
+        spent, approx = await timed(index, owner, query)
+        index_ms.append(spent)
+        overlap.append(len(truth & approx) / max(1, len(truth)))
+    return {
+        "size": size,
+        "exact_p50_ms": percentile(exact_ms, 0.5),
+        "exact_p95_ms": percentile(exact_ms, 0.95),
+        "index_p50_ms": percentile(index_ms, 0.5),
+        "index_p95_ms": percentile(index_ms, 0.95),
+        "index_recall_at_k": round(statistics.fmean(overlap), 4),
+    }
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    settings = Neo4jSettings(
+        uri=args.neo4j_uri, password=SecretStr(args.neo4j_password) if args.neo4j_password else None
+    )
+    db = Database.connect(settings)
+    try:
+        await migrate(db, EMBEDDER, DIMENSION, "{text}")
+        rng = np.random.default_rng(args.seed)
+        sizes = [int(s) for s in args.sizes.split(",")]
+        rows = [await measure(db, size, args.queries, rng) for size in sizes]
+    finally:
+        await db.close()
+    return {"k": K, "queries_per_size": args.queries, "rows": rows, "machine": machine_info()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--neo4j-uri", required=True)
+    parser.add_argument("--neo4j-password", default=None)
+    parser.add_argument("--sizes", default="250,500,1000,2000,4000,8000")
+    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    report = asyncio.run(run(args)) | {"command": shown_command("bench/exact_crossover.py", sys.argv[1:])}
+    RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,14 @@
+// The background sweeper: users with interactions still waiting for the recurrence gate and no
+// live consolidation lease (never taken, released, or left to expire by a crashed holder), so
+// that pending work is picked up without a new write (after a restart of Neo4j or the service,
+// after a failed pass). Bounded: at most $limit users; $skip lists [tenant, user_id] pairs the
+// caller already has queued or waiting for a retry. The gate_checked index answers the EXISTS.
+MATCH (u:User)
+WHERE (u.lease_holder IS NULL OR u.lease_until < datetime())
+  AND NOT [u.tenant, u.id] IN $skip
+  AND EXISTS {
+    MATCH (n:Interaction {tenant: u.tenant, user_id: u.id})
+    WHERE n.gate_checked = false
+  }
+RETURN u.tenant AS tenant, u.id AS user_id
+LIMIT $limit

@@ -1,0 +1,11 @@
+// Stores a page's new vectors (float32 VECTOR parameters) and marks each node with the target's
+// key, in one transaction. A node whose text changed since its page was read (a forget rebuilt
+// it) is left alone, unmarked: the next pass embeds what it says now, and no vector of erased
+// text is written. A node that is gone is skipped.
+CYPHER 25
+UNWIND $rows AS r
+MATCH (n:Fact {id: r.id})
+WHERE n.text = r.text
+CALL db.create.setNodeVectorProperty(n, 'embedding', toFloatList(r.embedding))
+SET n.embedding_key = $key
+RETURN count(n) AS written
