@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
 def calibrate_command(
     path: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSONL units or a LoCoMo JSON file."),
     embedder: EmbedderKind | None = typer.Option(
-        None, help="hashing, minilm or openai; default: RECMEM_EMBEDDER_KIND."
+        None, help="minilm, minilm-torch, hashing or openai; default: RECMEM_EMBEDDER_KIND."
     ),
     target: float = typer.Option(
         DEFAULT_TARGET, min=0.001, max=0.999, help="Share of units that should count as recurring."

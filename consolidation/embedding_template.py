@@ -1,11 +1,11 @@
 """What an interaction is embedded as: its text together with its speaker and time.
 
 A bare turn ("Yeah, I loved it!") carries little meaning of its own; who said it and when does.
-On the LoCoMo dev file (all-MiniLM-L6-v2, exact cosine over the turns, top 10, questions embedded
-as asked) the share of gold evidence reached: bare text 0.249; `{speaker}: {text}` 0.509;
-`[{date}] {speaker}: {text}` 0.512; `{speaker} ({date}): {text}` 0.593; the default, a sentence
-as a person would write it, `On {date}, {speaker} said: {text}` 0.606. Questions embed best as
-asked: rendered as a turn ("A or B: question") they reached 0.395.
+On the LoCoMo dev file (the default embedder, exact cosine over each conversation's turns, top 10,
+`bench/templates.py`) the share of gold evidence reached: bare text 0.251; `{speaker}: {text}`
+0.502; `[{date}] {speaker}: {text}` 0.501; `{speaker} ({date}): {text}` 0.590; the default, a
+sentence as a person would write it, `On {date}, {speaker} said: {text}`, 0.608. Questions embed
+best as asked: dressed as a turn ("A or B: question") they reached 0.442.
 
 The template is a `str.format` pattern over four fields:
 

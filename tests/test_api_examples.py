@@ -21,6 +21,11 @@ async def test_readme_examples_work_as_written(caller: Caller) -> None:
     await tell_story(caller)
     recall = (await caller.gql(example("recall")))["recall"]
     assert recall["semantic"] and recall["episodic"]
+    context = recall["context"]
+    assert 0 < context["tokens"] <= 500 and context["items"]
+    assert {i["layer"] for i in context["items"]} <= {"SUBCONSCIOUS", "EPISODIC", "SEMANTIC"}
+    lines = [line for line in context["text"].splitlines() if line.startswith("- ")]
+    assert len(lines) == len(context["items"])
     fact_id = next(h["fact"]["id"] for h in recall["semantic"] if "can't stand" in h["fact"]["text"])
     fact = (await caller.gql(example("audit"), {"factId": fact_id}))["fact"]
     assert fact["status"] == "ACTIVE" and len(fact["audit"]["supersedes"]) >= 3
