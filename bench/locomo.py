@@ -1027,6 +1027,7 @@ def _curve_panel(axis: Any, modes: Mapping[str, Any], category: str, key: str, t
             [int(b) for b in budgets], [curve[b].get(key) or 0.0 for b in budgets], marker="o", label=mode
         )
     axis.set_xscale("log")
+    axis.minorticks_off()  # log-scale minor labels would overprint the budgets
     axis.set_xticks([int(b) for b in _budgets_of(modes)], _budgets_of(modes))
     axis.set_ylim(0, 1)
     axis.set_title(title)
