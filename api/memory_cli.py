@@ -89,7 +89,8 @@ def recall(
     if found.context is None:
         console.print(_table(found))
         return
-    console.print(found.context.text, markup=False, highlight=False)
+    # Plain, unwrapped: the text exactly as a prompt would carry it.
+    typer.echo(found.context.text)
     console.print(f"[dim]{found.context.tokens} of {found.context.budget} tokens[/dim]")
 
 

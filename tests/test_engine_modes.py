@@ -456,3 +456,16 @@ def test_ingest_and_recall_commands(tmp_path: Path, neo4j_settings: Neo4jSetting
     assert recall.returncode == 0, recall.stderr
     assert "subconscious" in recall.stdout and "salmon rolls" in recall.stdout
     assert "dog" not in recall.stdout.split("recall:")[0]
+    context = subprocess.run(
+        [recmem, "recall", "sushi salmon", "--user", "conv-x", "--tenant", tenant, "--tokens", "40"],
+        env={**env, "COLUMNS": "40"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert context.returncode == 0, context.stderr
+    lines = context.stdout.splitlines()
+    assert lines[0] in ("Facts:", "Episodes:", "Conversation:")
+    assert any("salmon rolls" in line for line in lines)  # one line per item, however narrow
+    used, budget = lines[-1].split(" of ")
+    assert 0 < int(used) <= 40 and budget == "40 tokens"
