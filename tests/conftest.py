@@ -111,3 +111,14 @@ def llm_engine(db: Database, server: LocalLLMServer, **overrides: object) -> Mem
     model = build_language_model(llm_settings)
     assert model is not None
     return MemoryEngine(db, HashingEmbedder(DIMENSION), LLMConsolidator(model), engine_settings(**overrides))
+
+
+async def lease_of(db: Database, owner: Owner) -> object:
+    """Who holds the user's consolidation lease (None: nobody)."""
+    rows = await db.driver.execute_query(
+        "MATCH (u:User {tenant: $t, id: $u}) RETURN u.lease_holder AS holder",
+        t=owner.tenant,
+        u=owner.user_id,
+        database_=db.name,
+    )
+    return rows.records[0]["holder"]

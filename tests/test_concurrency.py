@@ -23,7 +23,7 @@ from graph.database import Database
 from graph.leases import LeaseStore
 from graph.models import Owner
 from graph.settings import Neo4jSettings
-from tests.conftest import DIMENSION, engine_settings
+from tests.conftest import DIMENSION, engine_settings, lease_of
 
 ROOT = Path(__file__).resolve().parent.parent
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -162,16 +162,6 @@ class CancellingDatabase(Database):
 
     async def read_transaction(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         return await self._step(lambda: super(CancellingDatabase, self).read_transaction(work))
-
-
-async def lease_of(db: Database, owner: Owner) -> Any:
-    rows = await db.driver.execute_query(
-        "MATCH (u:User {tenant: $t, id: $u}) RETURN u.lease_holder AS holder",
-        t=owner.tenant,
-        u=owner.user_id,
-        database_=db.name,
-    )
-    return rows.records[0]["holder"]
 
 
 def heartbeats() -> list[asyncio.Task[Any]]:

@@ -28,7 +28,7 @@ from graph.errors import InvalidInput, StoreUnavailable
 from graph.leases import LeaseStore
 from graph.models import Owner
 from graph.settings import Neo4jSettings
-from tests.conftest import DIMENSION, TEST_TEMPLATE, engine_settings
+from tests.conftest import DIMENSION, TEST_TEMPLATE, engine_settings, lease_of
 
 ROOT = Path(__file__).resolve().parent.parent
 T0 = datetime(2024, 2, 1, 9, 0, tzinfo=UTC)
@@ -186,16 +186,6 @@ async def test_inline_budget_gives_the_lease_back_wherever_it_stops(
 
 
 # -- the sweeper and retries: pending work is picked up without a new write ---------------------
-
-
-async def lease_of(db: Database, owner: Owner) -> object:
-    rows = await db.driver.execute_query(
-        "MATCH (u:User {tenant: $t, id: $u}) RETURN u.lease_holder AS holder",
-        t=owner.tenant,
-        u=owner.user_id,
-        database_=db.name,
-    )
-    return rows.records[0]["holder"]
 
 
 async def pending_of(db: Database, owner: Owner) -> int:
