@@ -1,4 +1,4 @@
-"""The Starlette application: `/graphql` (HTTP and websocket), `/healthz`, `/readyz`.
+"""The Starlette application: `/graphql` (HTTP and websocket), `/mcp`, `/healthz`, `/readyz`, `/metrics`.
 
 The Neo4j driver, the schema migration and the engine live in the app's lifespan, so they belong
 to the event loop that serves requests. Neo4j being down at start does not stop the process:
@@ -16,7 +16,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 
+from api.graphiql import ASSET_PATH, asset
 from api.http import MemoryGraphQL, services_of
+from api.mcp_server import build_mcp
+from api.metrics import metrics, read_backlog
 from api.schema import build_schema
 from api.services import Services
 from api.settings import ApiSettings
@@ -52,19 +55,24 @@ def create_app(
             log.warning("starting without Neo4j (not ready until it answers): %s", error)
         memory.start()
         try:
-            yield
+            async with mcp.run():
+                yield
         finally:
             await memory.stop()
             if engine is None and database is None:
                 await db.close()
 
     graphql = MemoryGraphQL(build_schema(api), api)
+    mcp = build_mcp(api)
     return Starlette(
         routes=[
             Route("/graphql", graphql),
             WebSocketRoute("/graphql", graphql),
+            Route("/mcp", mcp),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
+            Route("/metrics", metrics),
+            Route(ASSET_PATH, asset),
         ],
         lifespan=lifespan,
     )
@@ -76,8 +84,10 @@ async def healthz(request: Request) -> JSONResponse:
 
 
 async def readyz(request: Request) -> JSONResponse:
-    """Neo4j answers and the schema is migrated: the process can serve requests."""
-    reason = await services_of(request.scope).check_ready()
+    """Neo4j answers and the schema is migrated: the process can serve requests. When ready, the
+    body also carries the consolidation backlog (pending interactions, the oldest's age)."""
+    services = services_of(request.scope)
+    reason = await services.check_ready()
     if reason is not None:
         return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
-    return JSONResponse({"status": "ready"})
+    return JSONResponse({"status": "ready", **await read_backlog(services)})

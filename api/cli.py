@@ -6,27 +6,116 @@ import asyncio
 import json
 from collections.abc import Mapping
 from types import TracebackType
+from typing import Any
 
 import typer
+from neo4j.exceptions import AuthError, ServiceUnavailable
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from typer.core import TyperGroup
 
 from api.calibrate_cli import register as register_calibrate_command
-from api.cypher_cli import cypher_app
+from api.cypher_cli import AnalyticsError, cypher_app
 from api.memory_cli import register as register_memory_commands
 from api.service_cli import register as register_service_commands
-from consolidation.embedders import build_embedder
+from consolidation.calibration import CalibrationError
+from consolidation.embedders import EmbeddingError, build_embedder
+from consolidation.embedders.minilm import LocalExtraMissing
+from consolidation.embedding_template import TemplateError
+from consolidation.llm.types import LLMError
 from consolidation.reembedding import DEFAULT_BATCH_SIZE, ReembedReport, ReembedStalled, reembed_database
 from consolidation.settings import EmbedderSettings, EngineSettings
 from consolidation.wiring import AppSettings
 from graph.database import Database
-from graph.errors import GraphError, StoreUnavailable
+from graph.errors import (
+    GraphError,
+    InvalidInput,
+    LocalServerError,
+    NotFound,
+    SchemaMismatch,
+    StoreUnavailable,
+)
 from graph.local_server import LocalNeo4j
 from graph.reembed import Layer
 from graph.schema import migrate
 from graph.settings import Neo4jSettings
 
-app = typer.Typer(help="recmem-graph: long-term memory for LLM agents.", no_args_is_help=True)
+# Exit statuses. 2: the request was wrong and the user can correct it (bad input, an unknown user
+# or analytic, a malformed setting, a database built for another embedder). 1: the command could
+# not do what was asked (Neo4j unreachable, the local server would not start) or a bug.
+USER_ERROR = 2
+FAILURE = 1
+USER_ERRORS: tuple[type[Exception], ...] = (
+    InvalidInput,
+    NotFound,
+    SchemaMismatch,
+    AnalyticsError,
+    CalibrationError,
+    TemplateError,
+    ValidationError,  # a RECMEM_* setting pydantic-settings refused
+    LocalExtraMissing,
+    AuthError,  # wrong Neo4j credentials
+)
+# Raised on purpose with a message that says what failed: a traceback would add nothing.
+FAILURES: tuple[type[Exception], ...] = (
+    GraphError,
+    EmbeddingError,
+    LLMError,
+    ReembedStalled,
+    ServiceUnavailable,
+)
+DEBUG_HINT = "rerun with --debug (or RECMEM_DEBUG=1) for the traceback"
+
+
+class ReportingGroup(TyperGroup):
+    """The root command: an error a command raises reaches the user as one line on stderr and an
+    exit status (USER_ERROR or FAILURE), not as typer's page of traceback; --debug keeps that."""
+
+    # Any: the Context of the click typer runs on (vendored since typer 0.29, click's before).
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise  # click's own exits and usage errors
+        except Exception as error:
+            if ctx.params.get("debug"):
+                raise
+            status, message = classify(error)
+            typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+            raise typer.Exit(status) from None
+
+
+def classify(error: Exception) -> tuple[int, str]:
+    """The exit status and the one line the user sees for an error."""
+    if isinstance(error, ValidationError):
+        return USER_ERROR, _invalid_setting(error)
+    if isinstance(error, USER_ERRORS):
+        return USER_ERROR, _one_line(error)
+    if isinstance(error, LocalServerError):
+        # Its later lines are a log tail (Maven's or the server's): too long for one line.
+        first, _, rest = str(error).partition("\n")
+        return FAILURE, f"{first.rstrip(': ')} ({DEBUG_HINT})" if rest else first
+    if isinstance(error, FAILURES):
+        return FAILURE, _one_line(error)
+    return FAILURE, f"internal error: {type(error).__name__}: {_one_line(error)} ({DEBUG_HINT})"
+
+
+def _invalid_setting(error: ValidationError) -> str:
+    """pydantic's report, which spans lines and links to its docs, as one line per setting."""
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']} (got {e.get('input')!r})"
+        for e in error.errors()
+    )
+    return f"invalid setting in {error.title}: {problems}"
+
+
+app = typer.Typer(
+    cls=ReportingGroup,
+    no_args_is_help=True,
+    # --debug tracebacks: no local variables, which can hold the Neo4j password or API keys.
+    pretty_exceptions_show_locals=False,
+)
 neo4j_app = typer.Typer(help="Run the project's local Neo4j server (no Docker).", no_args_is_help=True)
 db_app = typer.Typer(help="Database schema and vectors.", no_args_is_help=True)
 app.add_typer(neo4j_app, name="neo4j")
@@ -38,19 +127,25 @@ register_calibrate_command(app)
 register_service_commands(app)
 
 
-def _fail(error: Exception) -> None:
-    typer.secho(f"error: {error}", fg=typer.colors.RED, err=True)
-    raise typer.Exit(1)
+@app.callback()
+def root(
+    debug: bool = typer.Option(
+        False, "--debug", envvar="RECMEM_DEBUG", help="Show the traceback of an error, not one line."
+    ),
+) -> None:
+    """recmem-graph: long-term memory for LLM agents.
+
+    An error prints one line on stderr (--debug: the traceback).
+    Exit status 2: the request was wrong (bad input, an unknown user, a bad setting).
+    Exit status 1: it could not be done (Neo4j unreachable) or an internal error.
+    """
+    # `debug` is read by ReportingGroup from the parsed parameters.
 
 
 @neo4j_app.command("start")
 def neo4j_start() -> None:
     """Fetch the jars once, start the server on loopback, wait for Bolt, print the URI."""
-    server = LocalNeo4j(Neo4jSettings())
-    try:
-        status = server.start()
-    except GraphError as error:
-        _fail(error)
+    status = LocalNeo4j(Neo4jSettings()).start()
     typer.echo(status.describe())
     typer.echo(f"RECMEM_NEO4J_URI={status.uri}")
 
@@ -59,11 +154,8 @@ def neo4j_start() -> None:
 def neo4j_fetch() -> None:
     """Resolve the Neo4j jars into the cache and check for a suitable JDK (no server started)."""
     server = LocalNeo4j(Neo4jSettings())
-    try:
-        lib = server.ensure_jars()
-        java = server.java_binary()
-    except GraphError as error:
-        _fail(error)
+    lib = server.ensure_jars()
+    java = server.java_binary()
     typer.echo(f"neo4j {server.settings.version} jars in {lib}; java {java}")
 
 
@@ -101,10 +193,7 @@ def db_migrate() -> None:
         created = {"created": result.created, "embedder": result.embedder, "dimension": result.dimension}
         typer.echo(json.dumps(created | {"template": result.template}))
 
-    try:
-        asyncio.run(work())
-    except GraphError as error:
-        _fail(error)
+    asyncio.run(work())
 
 
 @db_app.command("reembed")
@@ -120,11 +209,12 @@ def db_reembed(
         with _ReembedBar() as bar:
             report = asyncio.run(reembed_database(settings, batch_size, bar))
     except StoreUnavailable as error:
-        _fail(
-            StoreUnavailable(f"{_one_line(error)}; start it (`recmem neo4j start`) or set RECMEM_NEO4J_URI")
-        )
-    except (GraphError, ReembedStalled, ValueError) as error:  # ValueError: a bad setting (template)
-        _fail(error)
+        hint = "start it (`recmem neo4j start`) or set RECMEM_NEO4J_URI"
+        raise StoreUnavailable(f"{_one_line(error)}; {hint}") from error
+    except USER_ERRORS:
+        raise
+    except ValueError as error:  # a stored node the template cannot render
+        raise InvalidInput(str(error)) from error
     except KeyboardInterrupt:
         typer.secho("interrupted: what was re-embedded is kept; run it again to finish", err=True)
         raise typer.Exit(130) from None

@@ -17,6 +17,10 @@ numeric user id stays a string while ``limit=5`` becomes an integer:
 
 ``null`` (any case) passes null for any type. Optional parameters left out are passed as null and
 the query applies its default (``coalesce($name, default)``), so Python never duplicates them.
+
+Every analytic reads one tenant (``$tenant``): ``run`` takes it from ``--tenant`` (default
+``default``, the tenant ``recmem ingest`` writes to without one), and an explicit
+``--param tenant=...`` wins. The tenant used is named on stderr.
 """
 
 from __future__ import annotations
@@ -44,6 +48,11 @@ from graph.models import to_python
 from graph.settings import Neo4jSettings
 
 FOLDER = "analytics"
+DEFAULT_TENANT = "default"  # as `recmem ingest` and `recmem recall` default it
+# Exit statuses as api/cli.py: a refusal (an unknown analytic or parameter, a bad value) is the
+# user's to correct; Neo4j unreachable or refusing the query is a failure.
+USER_ERROR = 2
+FAILURE = 1
 
 cypher_app = typer.Typer(help="Read-only Cypher analytics over the memory graph.", no_args_is_help=True)
 
@@ -275,9 +284,16 @@ class Format(StrEnum):
 # --- commands ------------------------------------------------------------------------------------
 
 
-def _fail(message: str) -> NoReturn:
+def _fail(message: str, status: int = USER_ERROR) -> NoReturn:
     typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
-    raise typer.Exit(1)
+    raise typer.Exit(status)
+
+
+def with_tenant(analytic: Analytic, params: dict[str, Any], tenant: str) -> dict[str, Any]:
+    """`--tenant` as the analytic's $tenant, unless --param set it (explicit wins)."""
+    if analytic.param("tenant") is None or "tenant" in params:
+        return params
+    return {**params, "tenant": tenant}
 
 
 def _describe_param(param: Param) -> str:
@@ -317,8 +333,14 @@ def run_command(
         ),
     ] = None,
     output: Annotated[Format, typer.Option("--format", "-f", help="table, json or csv.")] = Format.table,
+    tenant: Annotated[
+        str, typer.Option("--tenant", "-t", help="The tenant to read ($tenant); --param tenant=... wins.")
+    ] = DEFAULT_TENANT,
 ) -> None:
     """Run one analytic read-only against the configured Neo4j (RECMEM_NEO4J_* settings).
+
+    Every analytic reads one tenant: --tenant, default `default` (as for `recmem ingest`).
+    An explicit --param tenant=... wins. The tenant used is named on stderr.
 
     Values of --param are typed as the analytic's header declares (see `show NAME`):
     integer, float, boolean (true/false, yes/no, 1/0, on/off), string,
@@ -327,13 +349,18 @@ def run_command(
     """
     try:
         analytic = find(name)
-        params = parse_assignments(analytic, param or [])
+        params = with_tenant(analytic, parse_assignments(analytic, param or []), tenant)
         bind(analytic, params)  # refuse bad input before connecting
-        rows = asyncio.run(_fetch(analytic.name, params))
-    except (AnalyticsError, GraphError) as error:
+    except AnalyticsError as error:
         _fail(str(error))
+    if "tenant" in params:
+        typer.echo(f"tenant: {params['tenant']}", err=True)
+    try:
+        rows = asyncio.run(_fetch(analytic.name, params))
+    except GraphError as error:  # Neo4j unreachable: not the user's input
+        _fail(" ".join(str(error).split()), FAILURE)
     except Neo4jError as error:
-        _fail(f"Neo4j refused {name}: {error.message or error}")
+        _fail(f"Neo4j refused {name}: {error.message or error}", FAILURE)
     if output is Format.json:
         typer.echo(render_json(rows))
     elif output is Format.csv:

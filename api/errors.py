@@ -12,6 +12,8 @@ from enum import StrEnum
 from graphql import GraphQLError
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 from pydantic import ValidationError
+from strawberry.exceptions import MissingQueryError
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 
 from consolidation.forgetting import Busy
 from consolidation.llm.types import LLMError
@@ -74,7 +76,17 @@ def classify(error: GraphQLError) -> tuple[ErrorCode, str | None]:
         if isinstance(original, Busy):
             return ErrorCode.UNAVAILABLE, str(original)
         return ErrorCode.UNAVAILABLE, UNAVAILABLE_MESSAGE
-    request_phase = original is None or isinstance(original, GraphQLError | ValueError | TypeError)
+    # strawberry's own request errors (a document with no operation to run, an operation type
+    # the transport does not serve) reach here on the websocket, where nothing answers them first.
+    request_errors = (
+        GraphQLError,
+        ValueError,
+        TypeError,
+        CannotGetOperationTypeError,
+        InvalidOperationTypeError,
+        MissingQueryError,
+    )
+    request_phase = original is None or isinstance(original, request_errors)
     if error.path is None and request_phase:
         # Syntax, validation, limits and variable coercion: the document itself is at fault.
         return ErrorCode.BAD_USER_INPUT, None

@@ -3,7 +3,9 @@
 Over HTTP every request is authenticated, rate limited and size checked before the document is
 even parsed; execution runs under a timeout. On the websocket the key comes in the handshake's
 Authorization header (a bad one refuses the handshake) or in the connection_init payload (a bad or
-missing one closes the connection with 4403).
+missing one closes the connection with 4403); api/websocket.py keeps checking it, and applies the
+rate limit and the body cap to each operation. Whatever goes wrong, a client gets a GraphQL error
+with `extensions.code` and the request id, never a plain-text 500.
 """
 
 from __future__ import annotations
@@ -28,9 +30,13 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UNSET, UnsetType
 
+from api import request_body
+from api.admission import Refusal, admit
 from api.auth import bearer_token, token_from_params
 from api.context import Context, new_request_id
 from api.errors import ErrorCode
+from api.graphiql import page, page_response
+from api.operations import operation_problem
 from api.responses import (
     GRAPHQL_RESPONSE,
     JSON,
@@ -41,6 +47,7 @@ from api.responses import (
 )
 from api.services import Services
 from api.settings import ApiSettings
+from api.websocket import GuardedTransportWS, capped
 from graph.errors import StoreUnavailable
 
 log = logging.getLogger("api.http")
@@ -56,6 +63,8 @@ def services_of(scope: Scope) -> Services:
 
 
 class MemoryGraphQL(GraphQL[Context, None]):
+    graphql_transport_ws_handler_class = GuardedTransportWS
+
     def __init__(self, schema: BaseSchema, settings: ApiSettings) -> None:
         super().__init__(
             schema,
@@ -67,20 +76,38 @@ class MemoryGraphQL(GraphQL[Context, None]):
         )
         self.settings = settings
 
+    # -- GraphiQL ------------------------------------------------------------------------------
+    # strawberry's page loads React and GraphiQL from a CDN; ours comes from api/graphiql, so it
+    # works offline (and its Content-Security-Policy forbids other origins).
+
+    @property
+    def graphql_ide_html(self) -> str:
+        return page()[0]
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        return page_response()
+
     # -- HTTP ----------------------------------------------------------------------------------
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
+            receive, send = capped(receive, send, self.settings.max_body_bytes)
             if await self._handshake_allowed(WebSocket(scope, receive, send)):
                 await super().__call__(scope, receive, send)
             return
-        response = await self._http(scope, receive)
+        request_id = _request_id(scope)
+        try:
+            response = await self._http(scope, receive, request_id)
+        except asyncio.CancelledError:
+            if _being_cancelled():
+                raise  # the request itself is cancelled (client gone, shutdown): nothing to answer
+            response = _internal_error(request_id)  # a stray cancellation, e.g. of a shared future
+        except Exception:
+            response = _internal_error(request_id)
         await response(scope, receive, send)
 
-    async def _http(self, scope: Scope, receive: Receive) -> Response:
+    async def _http(self, scope: Scope, receive: Receive, request_id: str) -> Response:
         request = Request(scope, receive)
-        header_id = request.headers.get("x-request-id", "")
-        request_id = header_id if _REQUEST_ID.match(header_id) else new_request_id()
         media = negotiate(request.headers.get("accept"))
         if request.method not in ("GET", "POST"):
             return error_response(
@@ -135,31 +162,13 @@ class MemoryGraphQL(GraphQL[Context, None]):
         """Authentication, rate limit and readiness, in that order; a Response means rejected."""
         services = services_of(request.scope)
         context = Context(services=services, request_id=request_id)
-        try:
-            await services.ensure_ready()
-            principal = await services.authenticator.authenticate(
-                bearer_token(request.headers.get("authorization"))
+        admitted = await admit(services, request.headers.get("authorization"))
+        if isinstance(admitted, Refusal):
+            response = error_response(
+                admitted.message, admitted.code, request_id, media=media, headers=admitted.headers or None
             )
-        except StoreUnavailable:
-            return error_response(
-                "the memory store is unavailable; retry later", ErrorCode.UNAVAILABLE, request_id, media=media
-            ), context
-        if principal is None:
-            return error_response(
-                "a valid API key is required: Authorization: Bearer <key>",
-                ErrorCode.UNAUTHENTICATED,
-                request_id,
-                media=media,
-                headers={"www-authenticate": 'Bearer realm="recmem"'},
-            ), context
-        if not services.limiter.allow(principal.key_id):
-            return error_response(
-                "too many requests for this key",
-                ErrorCode.RATE_LIMITED,
-                request_id,
-                media=media,
-                headers={"retry-after": str(services.limiter.retry_after())},
-            ), context
+            return response, context
+        principal = admitted
         context.principal = principal
         return None, context
 
@@ -176,6 +185,17 @@ class MemoryGraphQL(GraphQL[Context, None]):
                 raise BodyTooLarge
             chunks.append(chunk)
         return b"".join(chunks)
+
+    def parse_json(self, data: str | bytes) -> object:
+        """The POST body and GET `variables`/`extensions`: a typed 400 for anything unusable."""
+        try:
+            return request_body.decode(data)
+        except request_body.BadJson as error:
+            raise HTTPException(400, error.reason) from error
+
+    def decode_json(self, data: str | bytes) -> object:
+        # Websocket messages; a BadJson is a JSONDecodeError, which the protocol answers with 4400.
+        return request_body.decode(data)
 
     async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> Context:
         if isinstance(request, WebSocket):
@@ -218,6 +238,12 @@ class MemoryGraphQL(GraphQL[Context, None]):
         root_value: None,
         request_data: GraphQLRequestData,
     ) -> ExecutionResult:
+        problem = operation_problem(request_data.query, request_data.operation_name)
+        if problem is not None:
+            error = GraphQLError(
+                problem, extensions={"code": ErrorCode.BAD_USER_INPUT.value, "requestId": context.request_id}
+            )
+            return ExecutionResult(data=None, errors=[error])
         try:
             async with asyncio.timeout(self.settings.request_timeout_s):
                 return await super().execute_single(
@@ -251,6 +277,7 @@ class MemoryGraphQL(GraphQL[Context, None]):
             await self.reject_websocket(websocket)
             return False
         websocket.state.principal = principal
+        websocket.state.token = token  # GuardedTransportWS looks it up again while the socket lives
         return True
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
@@ -263,6 +290,24 @@ class MemoryGraphQL(GraphQL[Context, None]):
             if context.principal is None:
                 raise ConnectionRejectionError({"code": ErrorCode.UNAUTHENTICATED.value})
         return cast(UnsetType, UNSET)
+
+
+def _request_id(scope: Scope) -> str:
+    """The caller's X-Request-Id when it is a sane token, else a fresh one."""
+    header_id = Request(scope).headers.get("x-request-id", "")
+    return header_id if _REQUEST_ID.match(header_id) else new_request_id()
+
+
+def _being_cancelled() -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _internal_error(request_id: str) -> Response:
+    """The last resort for an exception nothing else handled: logged with its traceback under the
+    request id, answered as a JSON GraphQL error (never Starlette's plain-text 500)."""
+    log.exception("unhandled error in request %s", request_id)
+    return error_response(f"internal error (request id {request_id})", ErrorCode.INTERNAL, request_id)
 
 
 def _replay(body: bytes) -> Receive:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -16,13 +15,13 @@ from rich.table import Table
 
 from consolidation.conversation_files import read_conversations
 from consolidation.engine import MemoryEngine
-from consolidation.types import Budgets, Recall
+from consolidation.types import Budgets, Recall, Unit
 from consolidation.wiring import AppSettings, open_engine
-from graph.errors import GraphError
+from graph.browse import BrowseStore
+from graph.errors import NotFound
 from graph.models import Owner
 
 console = Console()
-T = TypeVar("T")
 
 
 def register(app: typer.Typer) -> None:
@@ -37,24 +36,43 @@ def ingest(
     sample: list[str] = typer.Option([], help="LoCoMo sample ids to ingest (default: all)."),
     batch: int = typer.Option(50, min=1, max=1000, help="Units per remember_batch call."),
 ) -> None:
-    """Remember every unit of a conversation file, consolidating as topics recur."""
+    """Remember every unit of a conversation file, consolidating as topics recur.
+
+    Units whose source_ref is stored already (a file ingested again) are not written twice: the
+    summary line counts them apart from the new ones."""
     conversations = [c for c in read_conversations(path) if not sample or c.name in sample]
     total = sum(len(c.units) for c in conversations)
 
-    async def work() -> None:
+    async def work() -> int:
         async with _engine() as engine:
+            if engine.consolidator.name == "offline":
+                typer.echo(f"consolidating offline: {OFFLINE_REASON}", err=True)
             with _progress() as progress:
                 task = progress.add_task("ingesting", total=total)
+                new = 0
                 for conversation in conversations:
                     owner = Owner(tenant, user or conversation.name)
                     for start in range(0, len(conversation.units), batch):
                         chunk = conversation.units[start : start + batch]
-                        # Inline: the command ends with the file consolidated, not queued.
-                        await engine.remember_batch(owner, chunk, consolidate=True)
+                        new += await _remember(engine, owner, chunk)
                         progress.advance(task, len(chunk))
+                return new
 
-    _run(work())
-    console.print(f"ingested {total} units from {len(conversations)} conversation(s)")
+    new = asyncio.run(work())
+    typer.echo(
+        f"ingested {total} units from {len(conversations)} conversation(s): "
+        f"{new} new, {total - new} already stored"
+    )
+
+
+OFFLINE_REASON = "no LLM endpoint configured (RECMEM_LLM_BASE_URL / RECMEM_LLM_API_KEY)"
+
+
+async def _remember(engine: MemoryEngine, owner: Owner, units: list[Unit]) -> int:
+    """How many of the units were new: one whose source_ref is stored already is not written again."""
+    # Inline: the command ends with the file consolidated, not queued.
+    remembered = await engine.remember_batch(owner, units, consolidate=True)
+    return sum(r.created for r in remembered)
 
 
 def recall(
@@ -73,11 +91,15 @@ def recall(
     """Print what memory recalls for a query, layer by layer, with scores and sources; with
     --tokens, the assembled context an LLM would read."""
     when = as_of.replace(tzinfo=as_of.tzinfo or datetime.now().astimezone().tzinfo) if as_of else None
+    owner = Owner(tenant, user)
 
     async def work() -> Recall:
         async with _engine() as engine:
+            # An unknown user would recall nothing: an empty table that reads like "no memories".
+            if not await BrowseStore(engine.db).users(tenant, [user]):
+                raise NotFound(f"unknown user {user!r} in tenant {tenant!r} (nothing was ingested for it)")
             return await engine.recall(
-                Owner(tenant, user),
+                owner,
                 query,
                 budgets=Budgets(sub, epi, sem),
                 tokens=tokens,
@@ -85,7 +107,7 @@ def recall(
                 include_consolidated=include_consolidated,
             )
 
-    found = _run(work())
+    found = asyncio.run(work())
     if found.context is None:
         console.print(_table(found))
         return
@@ -110,19 +132,12 @@ def _progress() -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
-        console=console,
+        console=Console(stderr=True),  # stdout keeps the summary line
     )
 
 
 @asynccontextmanager
 async def _engine() -> AsyncIterator[MemoryEngine]:
-    async with open_engine(AppSettings()) as engine:
+    # Silent about offline consolidation: only `ingest` consolidates, and it says so itself.
+    async with open_engine(AppSettings(), warn_offline=False) as engine:
         yield engine
-
-
-def _run(work: Coroutine[Any, Any, T]) -> T:
-    try:
-        return asyncio.run(work)
-    except GraphError as error:
-        console.print(f"[red]error:[/red] {error}")
-        raise typer.Exit(1) from error

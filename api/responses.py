@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 
 from starlette.responses import Response
@@ -11,6 +12,7 @@ from api.errors import ErrorCode
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 JSON = "application/json"
+_QVALUE = re.compile(r"^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$")
 
 STATUS = {
     ErrorCode.BAD_USER_INPUT: 400,
@@ -25,31 +27,43 @@ STATUS = {
 def negotiate(accept: str | None) -> str | None:
     """The response media type for an Accept header; None when neither JSON flavour is acceptable.
 
-    No Accept header means a legacy client: `application/json`. A wildcard gets the official
-    `application/graphql-response+json`.
+    GraphQL over HTTP: no Accept header, `*/*` or `application/*` (curl's and most libraries'
+    default) mean a client that has not opted in, so it gets `application/json` and HTTP 200 for
+    request errors. `application/graphql-response+json` is used only when named, and not ranked
+    below `application/json`.
     """
     if not accept or not accept.strip():
         return JSON
-    ranked: list[tuple[float, int, str]] = []
-    for index, part in enumerate(accept.split(",")):
+    ranges = _accept_ranges(accept)
+    official, legacy = ranges.get(GRAPHQL_RESPONSE), ranges.get(JSON)
+    if official and (legacy is None or official >= legacy):
+        return GRAPHQL_RESPONSE
+    if legacy:
+        return JSON
+    if any(ranges.get(wildcard) for wildcard in ("*/*", "application/*")):
+        # A wildcard covers the types not named; it never overrides an explicit `q=0`.
+        if legacy is None:
+            return JSON
+        if official is None:
+            return GRAPHQL_RESPONSE
+    return None
+
+
+def _accept_ranges(accept: str) -> dict[str, float]:
+    """Media range -> its highest q; a malformed q (RFC 9110 allows 0 to 1, three decimals)
+    counts as 0, i.e. not acceptable."""
+    ranges: dict[str, float] = {}
+    for part in accept.split(","):
         media, *params = (p.strip() for p in part.split(";"))
         quality = 1.0
         for param in params:
             name, _, value = param.partition("=")
-            if name.strip() == "q":
-                try:
-                    quality = float(value)
-                except ValueError:
-                    quality = 0.0
-        ranked.append((-quality, index, media.lower()))
-    for negative_quality, _, media in sorted(ranked):
-        if negative_quality >= 0:
-            continue
-        if media in (GRAPHQL_RESPONSE, JSON):
-            return media
-        if media in ("*/*", "application/*"):
-            return GRAPHQL_RESPONSE
-    return None
+            if name.strip().lower() == "q":
+                value = value.strip()
+                quality = float(value) if _QVALUE.match(value) else 0.0
+        media = media.lower()
+        ranges[media] = max(quality, ranges.get(media, 0.0))
+    return ranges
 
 
 def content_type(media: str) -> str:

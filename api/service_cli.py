@@ -5,7 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import TypeVar
 from urllib.parse import urlsplit
 
@@ -19,7 +23,6 @@ from api.settings import ApiSettings
 from consolidation.access import AccessKeys, ApiKey
 from consolidation.wiring import AppSettings
 from graph.database import Database
-from graph.errors import GraphError
 from graph.local_server import LocalNeo4j
 from graph.settings import Neo4jSettings
 
@@ -36,9 +39,35 @@ def register(app: typer.Typer) -> None:
     app.add_typer(keys_app, name="keys")
 
 
-def _fail(error: Exception) -> None:
-    typer.secho(f"error: {error}", fg=typer.colors.RED, err=True)
-    raise typer.Exit(1)
+# -- SIGTERM, for `serve` -----------------------------------------------------------------------
+
+
+class Terminated(BaseException):
+    """SIGTERM as an exception, so that `finally` blocks run (the default action kills at once).
+    A BaseException, like KeyboardInterrupt: no `except Exception` on the way may swallow it."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
+@contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """SIGTERM raises Terminated inside the block; leaving by it, the process then dies of SIGTERM
+    as if never caught (exit status -15 to a parent, as uvicorn alone would end).
+
+    uvicorn catches SIGTERM (and SIGINT) while it serves, shuts down gracefully, restores this
+    handler and raises the signal again: that is when Terminated reaches `serve`'s `finally`."""
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    except Terminated:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.raise_signal(signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 # -- the local Neo4j, when the URI points at it -------------------------------------------------
@@ -62,12 +91,26 @@ def reachable(settings: Neo4jSettings) -> bool:
     return True
 
 
-def ensure_local_neo4j(settings: Neo4jSettings) -> None:
-    """Start the project's local Neo4j when the URI points at it and nothing answers there."""
+def ensure_local_neo4j(settings: Neo4jSettings) -> LocalNeo4j | None:
+    """Start the project's local Neo4j when the URI points at it and nothing answers there.
+
+    Returns the server when this call started it, None when Neo4j was running already (or is not
+    the local one): `serve` stops only what it started. A start interrupted (Ctrl-C, SIGTERM under
+    `serve`) or failed stops the server again, so no half-started JVM is left behind."""
     if not points_at_local_server(settings) or reachable(settings):
-        return
+        return None
+    server = LocalNeo4j(settings)
+    if server.status().running:  # started by someone else and still coming up
+        server.wait_until_ready(timeout_s=180.0)
+        return None
     typer.echo(f"starting the local Neo4j at {settings.uri} (first start fetches the jars) ...")
-    typer.echo(LocalNeo4j(settings).start().describe())
+    try:
+        typer.echo(server.start().describe())
+    except (KeyboardInterrupt, Terminated):
+        server.stop()  # a failed start (LocalServerError) has stopped it already
+        typer.echo("stopped the local Neo4j again: its start was interrupted")
+        raise
+    return server
 
 
 # -- serve --------------------------------------------------------------------------------------
@@ -78,20 +121,31 @@ def serve(
     port: int | None = typer.Option(None, help="Port (default RECMEM_API_PORT or 8080; 0 picks a free one)."),
     log_level: str = typer.Option("info", help="uvicorn log level."),
 ) -> None:
-    """Run the GraphQL service (starting the local Neo4j if needed) and print the GraphiQL URL."""
+    """Run the GraphQL service (starting the local Neo4j if needed) and print the GraphiQL URL.
+
+    On Ctrl-C or SIGTERM the service shuts down, then stops the local Neo4j if it started it
+    (one that was running already is left running)."""
     settings = AppSettings()
     api = ApiSettings()
     api = api.model_copy(update={"host": host or api.host, "port": api.port if port is None else port})
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    try:
-        ensure_local_neo4j(settings.neo4j)
-    except GraphError as error:
-        _fail(error)
-    config = uvicorn.Config(
-        create_app(settings, api), host=api.host, port=api.port, log_level=log_level, lifespan="on"
-    )
-    with asyncio.Runner(loop_factory=_event_loop_factory()) as runner:
-        runner.run(_serve(uvicorn.Server(config), api.host))
+    with _sigterm_raises():
+        started = ensure_local_neo4j(settings.neo4j)
+        try:
+            config = uvicorn.Config(
+                create_app(settings, api), host=api.host, port=api.port, log_level=log_level, lifespan="on"
+            )
+            with asyncio.Runner(loop_factory=_event_loop_factory()) as runner:
+                runner.run(_serve(uvicorn.Server(config), api.host))
+        finally:
+            if started is not None:
+                _stop_started(started)
+
+
+def _stop_started(server: LocalNeo4j) -> None:
+    pid = server.status().pid
+    server.stop()  # SIGTERM, SIGKILL after a minute: it is gone when this returns
+    typer.echo(f"stopped the local Neo4j this service started (pid {pid})")
 
 
 def _event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -131,11 +185,7 @@ def _with_keys(work: Callable[[AccessKeys], Awaitable[T]]) -> T:
         finally:
             await db.close()
 
-    try:
-        return asyncio.run(run())
-    except GraphError as error:
-        _fail(error)
-        raise
+    return asyncio.run(run())
 
 
 def _describe(key: ApiKey) -> dict[str, str | None]:

@@ -33,6 +33,8 @@ class ApiSettings(BaseSettings):
     auth_cache_s: float = Field(default=5.0, ge=0)
 
     graphiql: bool = True
+    # GET /metrics (Prometheus text format, no API key): counts and ages only, no user data.
+    metrics: bool = True
     # Browser origins allowed to open the websocket besides the service's own (e.g. a frontend).
     websocket_origins: list[str] = Field(default_factory=list)
     max_subscriptions_per_connection: int = Field(default=20, ge=1)

@@ -6,27 +6,35 @@ of bounded size. `rank` and `assemble` build it:
 - **Evidence first.** The user's turns (consolidated ones too) are ranked by reciprocal-rank
   fusion of the dense view (cosine) and the lexical view (Lucene rank), as plain retrieval would.
 - **Memory where its evidence ranks.** A fact enters the ranking just before the best-ranked turn
-  it rests on (`DERIVED_FROM`), an episode just before the second best of its turns: a summary is
-  worth its tokens only where it stands for several turns that matter. An item none of whose
-  turns is among the candidates is left out. Cosines of a fact, an episode and a turn do not
-  compare (a turn is embedded with its speaker and date, a fact as a sentence, a summary as a
-  paragraph), so layers are not ranked against each other by score; ranking them by their
-  evidence also keeps a layer full of small talk from crowding out the turns that answer.
-- **No interaction spent twice.** A turn is skipped when a fact or an episode in the context rests
-  on it; an episode that enters removes the turns it holds that were taken before it, giving their
-  tokens back; a fact whose turns are all in already is skipped.
+  it rests on (`DERIVED_FROM`). An episode enters just before the k-th best of its turns, k being
+  how many of those turns its summary costs in tokens (at least two): a summary is worth its
+  tokens only where it stands for at least as many turns that matter as it displaces. An item
+  none of whose turns is among the candidates is left out. Cosines of a fact, an episode and a
+  turn do not compare (a turn is embedded with its speaker and date, a fact as a sentence, a
+  summary as a paragraph), so layers are not ranked against each other by score; ranking them by
+  their evidence also keeps a layer full of small talk from crowding out the turns that answer.
+- **No interaction spent twice, and nothing of a turn lost.** A turn's facts stand in for it only
+  together: once every candidate fact resting on a turn is in, the turn is left out. One fact
+  alone does not, since a turn often yields several facts and the one that ranks first may not
+  hold the answer. An episode that enters holds its turns: those taken before it are taken out.
+  A fact whose turns are all in already is skipped.
 - **Greedy by rank, skipping what does not fit**, so a long item cannot block the short ones
   ranked after it.
 - **Ordered for an LLM to read**: facts, then episodes, then conversation turns, each group in
-  time order, every item carrying its date.
+  time order, every item dated: a fact or a summary in its text, turns under a header per day
+  (`8 May 2023:`), which the turns of one day share; a turn pays for its day's header only when it
+  is the first of that day in the context.
 
-On the LoCoMo dev file this order keeps recmem's context at or above plain retrieval's evidence
-recall at 500 to 2,000 tokens; ranking the three layers' cosines against each other instead cost
-0.13 of evidence recall at 500 tokens (bench/locomo.py).
+On the LoCoMo dev file (bench/locomo.py): ranking the three layers' cosines against each other
+cost 0.13 of evidence recall at 500 tokens; letting a fact's or an episode's own rank add a vote
+to its turns lowered evidence recall at every budget; letting the first fact of a turn stand in
+for the whole turn lost answer tokens (eager, a fact set for every turn, fell below plain
+retrieval's answer-token recall; with whole fact sets it is above it).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -36,7 +44,7 @@ from graph.models import Episode, Interaction
 
 # The usual reciprocal-rank-fusion constant: no single list's top hit dominates.
 RRF_K = 60
-# An episode is placed at its second best-ranked turn: it must stand for at least two.
+# An episode is placed at its second best-ranked turn at the earliest: it must stand for two.
 EPISODE_ANCHORS = 2
 # Far below the gap between two fused ranks (about 1e-4 at rank 100).
 ANCHOR_STEP = 1e-9
@@ -50,7 +58,10 @@ class Ranked:
 
 
 def rank(
-    turns_dense: Sequence[RecallHit], turns_lexical: Sequence[RecallHit], memory: Sequence[RecallHit]
+    turns_dense: Sequence[RecallHit],
+    turns_lexical: Sequence[RecallHit],
+    memory: Sequence[RecallHit],
+    count: Callable[[str], int],
 ) -> list[Ranked]:
     """The fused order of the turns, with each fact and episode of `memory` placed just before
     the turn it is anchored to (see the module docstring)."""
@@ -59,13 +70,21 @@ def rank(
     placed: list[Ranked] = []
     for hit in {h.id: h for h in memory}.values():
         anchors = sorted(position[i] for i in hit.interaction_ids if i in position)
-        needed = EPISODE_ANCHORS if hit.layer == "episodic" else 1
-        if len(anchors) < needed:
+        needed = _anchors_needed(hit, [turns[a].hit for a in anchors], count)
+        if not anchors or len(anchors) < needed:
             continue
         anchor = turns[anchors[needed - 1]].rank_score
         # Just above its anchor; of two items on one anchor, the one resting on more turns first.
         placed.append(Ranked(hit, anchor + ANCHOR_STEP * len(anchors)))
     return sorted([*turns, *placed], key=lambda r: r.rank_score, reverse=True)
+
+
+def _anchors_needed(hit: RecallHit, turns: Sequence[RecallHit], count: Callable[[str], int]) -> int:
+    """A fact: its best turn. An episode: as many of its ranked turns as its summary costs."""
+    if hit.layer != "episodic" or not turns:
+        return 1
+    mean = sum(count(render(t)) for t in turns) / len(turns)
+    return max(EPISODE_ANCHORS, math.ceil(count(render(hit)) / max(mean, 1.0)))
 
 
 def _fused(dense: Sequence[RecallHit], lexical: Sequence[RecallHit]) -> list[Ranked]:
@@ -82,10 +101,11 @@ def _fused(dense: Sequence[RecallHit], lexical: Sequence[RecallHit]) -> list[Ran
 
 def render(hit: RecallHit) -> str:
     """One context line. Facts and episode summaries carry their own dates (they are written
-    self-contained); a turn gets the day it was said and its speaker."""
+    self-contained); a turn gets its speaker, and its day from the day header it is listed under
+    (`day_header`), which turns of one day share."""
     item = hit.item
     if isinstance(item, Interaction):
-        return f"- [{day_text(item.occurred_at)}] {item.speaker}: {item.text}"
+        return f"- {item.speaker}: {item.text}"
     if isinstance(item, Episode):
         first, last = day_text(item.first_at), day_text(item.last_at)
         span = first if first == last else f"{first} to {last}"
@@ -93,10 +113,17 @@ def render(hit: RecallHit) -> str:
     return f"- {hit.text}"
 
 
+def day_header(hit: RecallHit) -> str | None:
+    """`8 May 2023:`, the line the turns of that day are listed under; None for a fact or episode."""
+    item = hit.item
+    return f"{day_text(item.occurred_at)}:" if isinstance(item, Interaction) else None
+
+
 def assemble(ranked: Sequence[Ranked], budget: int, count: Callable[[str], int]) -> Context:
     """The best-ranked items whose rendered lines, with section headers, fit in `budget` tokens."""
+    facts_of = _facts_by_turn(ranked)
     chosen: dict[str, ContextItem] = {}
-    held: dict[str, str] = {}  # interaction id -> id of the chosen fact or episode resting on it
+    held: dict[str, str] = {}  # interaction id -> id of the chosen fact or episode standing for it
     used = 0
     for entry in ranked:
         hit = entry.hit
@@ -105,15 +132,14 @@ def assemble(ranked: Sequence[Ranked], budget: int, count: Callable[[str], int])
         line = render(hit)
         cost = count(line) + 1  # the newline
         freed = _freed(hit, chosen)
-        header = _header_cost(hit.layer, chosen, freed, count)
+        header = _header_cost(hit, chosen, freed, count)
         if used + cost + header - sum(chosen[i].tokens for i in freed) > budget:
             continue
         for turn in freed:
             used -= chosen.pop(turn).tokens
         chosen[hit.id] = ContextItem(hit, line, cost, round(entry.rank_score, 6))
         used += cost + header
-        if hit.layer != "subconscious":
-            held |= dict.fromkeys(hit.interaction_ids, hit.id)
+        held |= dict.fromkeys(_stood_for(hit, chosen, facts_of), hit.id)
     items = list(chosen.values())
     context = _context(items, budget, count)
     # Tokens of joined lines can differ from the sum of the lines' by a few: drop the
@@ -122,6 +148,26 @@ def assemble(ranked: Sequence[Ranked], budget: int, count: Callable[[str], int])
         items.remove(min(items, key=lambda c: c.rank_score))
         context = _context(items, budget, count)
     return context
+
+
+def _facts_by_turn(ranked: Sequence[Ranked]) -> dict[str, set[str]]:
+    """Interaction id -> the ids of the ranked facts resting on it."""
+    facts: dict[str, set[str]] = {}
+    for entry in ranked:
+        if entry.hit.layer == "semantic":
+            for interaction in entry.hit.interaction_ids:
+                facts.setdefault(interaction, set()).add(entry.hit.id)
+    return facts
+
+
+def _stood_for(hit: RecallHit, chosen: dict[str, ContextItem], facts_of: dict[str, set[str]]) -> list[str]:
+    """The turns `hit`, just chosen, stands in for: all of an episode's; those of a fact's whose
+    every fact is now in."""
+    if hit.layer == "episodic":
+        return list(hit.interaction_ids)
+    if hit.layer == "semantic":
+        return [i for i in hit.interaction_ids if facts_of.get(i, set()) <= chosen.keys()]
+    return []
 
 
 def _redundant(hit: RecallHit, chosen: dict[str, ContextItem], held: dict[str, str]) -> bool:
@@ -139,11 +185,15 @@ def _freed(hit: RecallHit, chosen: dict[str, ContextItem]) -> list[str]:
 
 
 def _header_cost(
-    layer: str, chosen: dict[str, ContextItem], freed: list[str], count: Callable[[str], int]
+    hit: RecallHit, chosen: dict[str, ContextItem], freed: list[str], count: Callable[[str], int]
 ) -> int:
-    """A section's header is paid by the first item of its layer."""
-    present = {c.hit.layer for i, c in chosen.items() if i not in freed}
-    return 0 if layer in present else count(dict(SECTIONS)[layer]) + 1
+    """The headers `hit` would be the first under: its section's, and a turn's day header."""
+    present = [c.hit for i, c in chosen.items() if i not in freed]
+    cost = 0 if hit.layer in {h.layer for h in present} else count(dict(SECTIONS)[hit.layer]) + 1
+    day = day_header(hit)
+    if day is not None and day not in {day_header(h) for h in present}:
+        cost += count(day) + 1
+    return cost
 
 
 def _context(items: list[ContextItem], budget: int, count: Callable[[str], int]) -> Context:
@@ -153,10 +203,23 @@ def _context(items: list[ContextItem], budget: int, count: Callable[[str], int])
         group = sorted((c for c in items if c.hit.layer == layer), key=_when)
         if group:
             lines.append(header)
-            lines += [c.line for c in group]
+            lines += _with_day_headers(group)
             ordered += group
     text = "\n".join(lines)
     return Context(text=text, tokens=count(text) if text else 0, budget=budget, items=ordered)
+
+
+def _with_day_headers(group: list[ContextItem]) -> list[str]:
+    """The group's lines in time order, a day header before the first turn of each day."""
+    lines: list[str] = []
+    last: str | None = None
+    for item in group:
+        day = day_header(item.hit)
+        if day is not None and day != last:
+            lines.append(day)
+            last = day
+        lines.append(item.line)
+    return lines
 
 
 def _when(item: ContextItem) -> float:

@@ -15,6 +15,7 @@ from consolidation.answering import Answerer
 from consolidation.consolidator import Consolidator
 from consolidation.embedders import Embedder
 from consolidation.events import EventHub
+from consolidation.metrics import Metrics
 from consolidation.pipeline import Stores, UnitPipeline
 from consolidation.recall import Recaller
 from consolidation.settings import EngineSettings
@@ -25,7 +26,7 @@ from graph.episodes import EpisodeStore
 from graph.errors import InvalidInput
 from graph.facts import FactStore
 from graph.interactions import InteractionStore
-from graph.leases import LeaseStore
+from graph.leases import Backlog, LeaseStore
 from graph.models import Interaction, NewInteraction, Owner, StoredInteraction
 from graph.recall import RecallSearch
 from graph.validation import require_owner, require_text, require_token_budget
@@ -52,9 +53,13 @@ class MemoryEngine:
             FactStore(db, embedder.dimension),
             ConsolidationStore(db, embedder.dimension),
         )
-        self.leases = LeaseStore(db)
+        # Counters and backlog gauges of this engine, in its own registry (GET /metrics).
+        self.metrics = Metrics()
+        self.leases = LeaseStore(db, on_takeover=self.metrics.lease_taken_over)
         search = RecallSearch(db, embedder.dimension)
-        self.pipeline = UnitPipeline(self.stores, search, embedder, consolidator, settings)
+        self.pipeline = UnitPipeline(
+            self.stores, search, embedder, consolidator, settings, metrics=self.metrics
+        )
         self.recaller = Recaller(self.stores, search, embedder)
         self.answerer = Answerer(self.recaller, consolidator, self.stores.consolidations)
         self.events = EventHub()
@@ -128,16 +133,30 @@ class MemoryEngine:
             # cancelled pass has given its lease back.
             await asyncio.wait_for(self._consolidate_into(owner, True, outcomes), budget)
         except TimeoutError:
+            self.metrics.failed("timeout")
             log.warning("inline consolidation passed its %.0f s budget; the rest stays pending", budget)
-            reason = f"inline consolidation passed its {budget:g} s budget; it stays pending"
-            decided = {o.trigger_id for o in outcomes} | {i for o in outcomes for i in o.consolidated_ids}
-            outcomes += [
-                ConsolidationOutcome(trigger_id=i, action="deferred", error=reason)
-                for i in written
-                if i not in decided
-            ]
-            self._retry_later(owner)  # the background worker, when it runs, finishes the rest
+            self._defer(owner, written, outcomes, f"inline consolidation passed its {budget:g} s budget")
+        except Exception as error:
+            # Neo4j gone mid-pass, an embedder down, a bug: the write is committed all the same,
+            # and reporting it as failed would make the caller store it twice. The pass released
+            # its lease; what it did not decide stays pending.
+            self.metrics.failed(error)
+            log.exception("inline consolidation failed after the write; the rest stays pending")
+            self._defer(owner, written, outcomes, f"inline consolidation failed ({type(error).__name__})")
         return outcomes
+
+    def _defer(
+        self, owner: Owner, written: list[str], outcomes: list[ConsolidationOutcome], why: str
+    ) -> None:
+        """Report every written interaction the stopped pass did not decide on as deferred."""
+        reason = f"{why}; it stays pending"
+        decided = {o.trigger_id for o in outcomes} | {i for o in outcomes for i in o.consolidated_ids}
+        outcomes += [
+            ConsolidationOutcome(trigger_id=i, action="deferred", error=reason)
+            for i in written
+            if i not in decided
+        ]
+        self._retry_later(owner)  # the background worker, when it runs, finishes the rest
 
     def _validate(self, owner: Owner, units: list[Unit]) -> None:
         require_owner(owner.tenant, owner.user_id)
@@ -156,7 +175,11 @@ class MemoryEngine:
         relies on the holder to pick up its interaction.
         """
         outcomes: list[ConsolidationOutcome] = []
-        await self._consolidate_into(owner, wait, outcomes)
+        try:
+            await self._consolidate_into(owner, wait, outcomes)
+        except Exception as error:
+            self.metrics.failed(error)
+            raise
         return outcomes
 
     async def _consolidate_into(self, owner: Owner, wait: bool, outcomes: list[ConsolidationOutcome]) -> None:
@@ -317,15 +340,31 @@ class MemoryEngine:
         while True:
             await asyncio.sleep(self.settings.sweep_interval_s)
             try:
-                skip = self._queued | self._retries.keys()
-                found = await self.leases.unattended(self.settings.sweep_batch, skip)
+                await self.sweep_once()
             except Exception:
                 log.warning("the sweep for pending interactions failed; trying again", exc_info=True)
-                continue
-            for owner in found:
-                self._enqueue(owner)
-            if found:
-                log.info("the sweep queued %d users with pending interactions", len(found))
+
+    async def sweep_once(self) -> list[Owner]:
+        """One pass of the sweeper: queue the users found (counted in `metrics`) and return them."""
+        skip = self._queued | self._retries.keys()
+        found = await self.leases.unattended(self.settings.sweep_batch, skip)
+        for owner in found:
+            self._enqueue(owner)
+        self.metrics.swept(len(found))
+        if found:
+            log.info("the sweep queued %d users with pending interactions", len(found))
+        return found
+
+    async def backlog(self) -> Backlog:
+        """The interactions still waiting for the gate over the whole database (counts and the
+        oldest's age, no user named); also sets the backlog gauges of `metrics` (NaN on failure)."""
+        try:
+            backlog = await self.leases.backlog()
+        except BaseException:
+            self.metrics.observe_backlog(None)
+            raise
+        self.metrics.observe_backlog(backlog)
+        return backlog
 
     # -- read path -----------------------------------------------------------------------------
 

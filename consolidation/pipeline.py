@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TypeVar
 
@@ -24,6 +24,7 @@ from consolidation.consolidator import (
 from consolidation.embedders import Embedder
 from consolidation.gate import GateDecision, RecurrenceGate, in_time_order
 from consolidation.llm.types import LLMError, LLMResult, Usage
+from consolidation.metrics import Metrics
 from consolidation.runs import run_record, with_products
 from consolidation.settings import EngineSettings
 from consolidation.types import ConsolidationOutcome
@@ -75,12 +76,15 @@ class UnitPipeline:
         embedder: Embedder,
         consolidator: Consolidator,
         settings: EngineSettings,
+        *,
+        metrics: Metrics | None = None,
     ) -> None:
         self.stores = stores
         self.search = search
         self.embedder = embedder
         self.consolidator = consolidator
         self.settings = settings
+        self.metrics = metrics
         self.gate = RecurrenceGate(
             settings.resolved_theta_sim, settings.resolved_theta_count, settings.resolved_gate_top_k
         )
@@ -105,8 +109,13 @@ class UnitPipeline:
             merged = await self._merge_first(owner, unit, found.episodes.dense, holder)
             if merged is not None:
                 return merged
-            return await self._recurrence(owner, unit, found.interactions.dense, holder)
+            outcome = await self._recurrence(owner, unit, found.interactions.dense, holder)
+            # A merge the LLM refused was a call too.
+            refused = 1 if self._merge_target(found.episodes.dense) is not None else 0
+            return replace(outcome, llm_calls=outcome.llm_calls + refused)
         except (Deferred, LeaseLost) as error:
+            if self.metrics is not None:
+                self.metrics.failed("lease_lost" if isinstance(error, LeaseLost) else "llm")
             return ConsolidationOutcome(trigger_id=unit.id, action="deferred", error=str(error))
 
     # -- merge-first ---------------------------------------------------------------------------
@@ -114,9 +123,10 @@ class UnitPipeline:
     async def _merge_first(
         self, owner: Owner, unit: Interaction, hits: list[Hit[Episode]], holder: str
     ) -> ConsolidationOutcome | None:
-        if not hits or hits[0].score < self.settings.merge_threshold:
+        target = self._merge_target(hits)
+        if target is None:
             return None
-        episode, similarity = hits[0].item, hits[0].score
+        episode, similarity = target.item, target.score
         merge_input = MergeInput(
             episode_summary=episode.summary,
             episode_first_at=episode.first_at,
@@ -143,6 +153,12 @@ class UnitPipeline:
             previous_id=episode.id,
         )
         return await self._refine_and_commit(owner, unit, [unit], new_version, run, holder, episode)
+
+    def _merge_target(self, hits: list[Hit[Episode]]) -> Hit[Episode] | None:
+        """The nearest current episode when it is close enough to ask the LLM for a merge."""
+        if not hits or hits[0].score < self.settings.merge_threshold:
+            return None
+        return hits[0]
 
     # -- recurrence gate -----------------------------------------------------------------------
 
@@ -221,7 +237,7 @@ class UnitPipeline:
             fact_ids=[f.id for f in facts],
             superseded_fact_ids=[old for f in facts for old, _ in f.supersedes],
             consolidated_ids=write.consolidated_ids,
-            llm_calls=2 + (1 if previous else 0),
+            llm_calls=2,  # the episode's call (create or merge) and refine_facts
         )
 
     async def _related_facts(self, owner: Owner, vector: list[float]) -> list[Fact]:

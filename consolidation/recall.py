@@ -141,7 +141,9 @@ def _context(found: RecallCandidates, sources: Sources, tokens: int) -> Context:
         *_fact_hits(found.facts.dense + found.facts.lexical, sources),
     ]
     turns = found.interactions
-    ranked = contexts.rank(_interaction_hits(turns.dense), _interaction_hits(turns.lexical), memory)
+    ranked = contexts.rank(
+        _interaction_hits(turns.dense), _interaction_hits(turns.lexical), memory, count_tokens
+    )
     return contexts.assemble(ranked, tokens, count_tokens)
 
 

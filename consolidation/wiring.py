@@ -31,31 +31,35 @@ class AppSettings:
     engine: EngineSettings = field(default_factory=EngineSettings)
 
 
-def build_consolidator(settings: LLMSettings) -> Consolidator:
+def build_consolidator(settings: LLMSettings, *, warn_offline: bool = True) -> Consolidator:
+    """`warn_offline`: log that consolidation is offline. The service does, once per start; the
+    CLI does not, since most of its commands never consolidate (`recmem ingest` says it itself)."""
     model = build_language_model(settings)
     if model is None:
-        log.warning(
-            "no LLM endpoint configured (RECMEM_LLM_BASE_URL / RECMEM_LLM_API_KEY): "
-            "using the offline extractive consolidator; its runs are labelled 'offline'"
-        )
+        if warn_offline:
+            log.warning(
+                "no LLM endpoint configured (RECMEM_LLM_BASE_URL / RECMEM_LLM_API_KEY): "
+                "using the offline extractive consolidator; its runs are labelled 'offline'"
+            )
         return OfflineConsolidator()
     return LLMConsolidator(model)
 
 
-def build_engine(db: Database, settings: AppSettings | None = None) -> MemoryEngine:
+def build_engine(
+    db: Database, settings: AppSettings | None = None, *, warn_offline: bool = True
+) -> MemoryEngine:
     settings = settings or AppSettings()
-    return MemoryEngine(
-        db, build_embedder(settings.embedder), build_consolidator(settings.llm), settings.engine
-    )
+    consolidator = build_consolidator(settings.llm, warn_offline=warn_offline)
+    return MemoryEngine(db, build_embedder(settings.embedder), consolidator, settings.engine)
 
 
 @asynccontextmanager
-async def open_engine(settings: AppSettings) -> AsyncIterator[MemoryEngine]:
+async def open_engine(settings: AppSettings, *, warn_offline: bool = True) -> AsyncIterator[MemoryEngine]:
     """Connect, migrate the schema (refusing another embedder's database), run, then close."""
     db = Database.connect(settings.neo4j)
     try:
         await db.ping()
-        engine = build_engine(db, settings)
+        engine = build_engine(db, settings, warn_offline=warn_offline)
         await migrate(db, engine.embedder.name, engine.embedder.dimension, engine.settings.embedding_template)
         engine.start()
         try:

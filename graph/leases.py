@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Collection, Coroutine, Sequence
+from collections.abc import Callable, Collection, Coroutine, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from graph.database import Database
@@ -21,16 +22,33 @@ from graph.models import Owner
 T = TypeVar("T")
 POLL_S = 0.05
 POLL_MAX_S = 1.0
+# Users the backlog read (`LeaseStore.backlog`) looks at, at most.
+BACKLOG_MAX_USERS = 100_000
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """Interactions still waiting for the recurrence gate, over the whole database: how many, for
+    how many users, and the age of the oldest (seconds since it was written; 0 when none).
+    `partial`: more users than were looked at exist, so the counts are lower bounds."""
+
+    pending: int
+    users: int
+    oldest_age_s: float
+    partial: bool
 
 
 class LeaseStore:
     """A lease expires on its own, so a crashed holder blocks a user for at most its duration.
 
     A holder must not call `acquire` for a lease it already holds elsewhere: a cancelled
-    `acquire` gives the lease back."""
+    `acquire` gives the lease back.
 
-    def __init__(self, db: Database) -> None:
+    `on_takeover` is called each time a lease is taken that another holder had let expire."""
+
+    def __init__(self, db: Database, on_takeover: Callable[[], None] | None = None) -> None:
         self.db = db
+        self.on_takeover = on_takeover
 
     async def acquire(self, owner: Owner, holder: str, seconds: float) -> bool:
         return bool(await self._take(owner, holder, seconds))
@@ -65,6 +83,8 @@ class LeaseStore:
             with contextlib.suppress(Exception):
                 await self.release(owner, holder)
             raise
+        if rows and rows[0]["acquired"] and rows[0].get("took_over") and self.on_takeover is not None:
+            self.on_takeover()
         return bool(rows[0]["acquired"]) if rows else None
 
     async def renew(self, owner: Owner, holder: str, seconds: float) -> bool:
@@ -94,6 +114,17 @@ class LeaseStore:
             skip=[[o.tenant, o.user_id] for o in skip],
         )
         return [Owner(row["tenant"], row["user_id"]) for row in rows]
+
+    async def backlog(self, max_users: int = BACKLOG_MAX_USERS) -> Backlog:
+        """The pending interactions over the whole database (no tenant or user named)."""
+        rows = await self.db.read("queries/consolidation/pending_backlog", max_users=max_users)
+        row = rows[0]
+        return Backlog(
+            pending=int(row["pending"]),
+            users=int(row["users"]),
+            oldest_age_s=max(0.0, float(row["oldest_age_s"])),
+            partial=bool(row["partial"]),
+        )
 
 
 async def run_to_completion(work: Coroutine[Any, Any, T]) -> T:

@@ -25,14 +25,26 @@ def require_name(what: str, value: str) -> None:
         raise InvalidInput(f"{what} must not be empty")
     if len(value) > MAX_ID_CHARS:
         raise InvalidInput(f"{what} is longer than {MAX_ID_CHARS} characters")
+    utf8_size(what, value)
 
 
 def require_text(what: str, text: str, max_bytes: int) -> None:
     if not text or not text.strip():
         raise InvalidInput(f"{what} must not be empty")
-    size = len(text.encode("utf-8"))
+    size = utf8_size(what, text)
     if size > max_bytes:
         raise InvalidInput(f"{what} is {size} bytes; the limit is {max_bytes}")
+
+
+def utf8_size(what: str, text: str) -> int:
+    """Bytes of `text` in UTF-8. A lone surrogate (a Python string can hold one, e.g. decoded from
+    JSON's "\\ud800") has no UTF-8 form: refused here rather than failing in the driver."""
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError as error:
+        raise InvalidInput(
+            f"{what} is not valid Unicode: a lone UTF-16 surrogate at character {error.start}"
+        ) from None
 
 
 def require_vector(what: str, vector: VectorValues, dimension: int) -> np.ndarray:

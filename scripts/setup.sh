@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Creates .venv and installs the project with its dev extra, once per
-# pyproject.toml change; then fetches the Neo4j jars into the user cache (once per version).
+# Creates .venv and installs the project with its dev extra, once per pyproject.toml change;
+# installs Debian's chromium for the GraphiQL browser test when missing (as root); then fetches
+# the Neo4j jars into the user cache (once per version).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,8 +12,26 @@ fi
 stamp=.venv/.recmem-installed
 want=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing the project and its dev extra into .venv (a few minutes the first time)"
   .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e ".[dev]"
+  # One line per package collected, downloaded and installed shows progress in CI logs too (a
+  # progress bar would not); re-runs would otherwise repeat every "already satisfied" line.
+  .venv/bin/python -m pip install --progress-bar off -e ".[dev]" 2>&1 \
+    | { grep -v '^Requirement already satisfied' || true; }
   echo "$want" > "$stamp"
 fi
+
+# tests/test_graphiql_browser.py drives /usr/bin/chromium (Playwright's own browser downloads are
+# not used). Only root can install it; anyone else gets the command to run.
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing chromium (apt) for the GraphiQL browser test"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "setup: /usr/bin/chromium is missing, so tests/test_graphiql_browser.py will fail;" \
+      "install it as root: apt-get update && apt-get install -y chromium" >&2
+  fi
+fi
+
 .venv/bin/recmem neo4j fetch

@@ -6,14 +6,17 @@ so it shares the session's driver. Import the fixtures into a test module to use
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 from starlette.applications import Starlette
 
 from api.app import create_app
@@ -148,3 +151,22 @@ async def count_nodes(db: Database, tenant: str, user_id: str | None = None) -> 
         database_=db.name,
     )
     return {r["label"]: r["n"] for r in result.records}
+
+
+@asynccontextmanager
+async def serve_app(app: Starlette) -> AsyncIterator[str]:
+    """`app` under a real uvicorn in this event loop, on a free port; yields `http://host:port`."""
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", timeout_graceful_shutdown=10
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    try:
+        async with asyncio.timeout(60):
+            while not server.started:
+                assert not task.done(), "uvicorn did not start"
+                await asyncio.sleep(0.05)
+        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        await task

@@ -568,7 +568,7 @@ def test_cli_datetime_and_boolean_params(seed: Seed, cli_env: dict[str, str]) ->
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["run", "recurring_topics"], "needs tenant"),
+        (["run", "recurring_topics", "-p", "tenant=null"], "needs tenant"),
         (["run", "recurring_topics", "-p", "tenant=x", "-p", "limit=many"], "expects integer"),
         (["run", "recurring_topics", "-p", "tenant=x", "-p", "colour=red"], "has no parameter 'colour'"),
         (["run", "no_such_analytic", "-p", "tenant=x"], "unknown analytic"),

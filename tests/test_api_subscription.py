@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -17,7 +16,16 @@ from api.app import create_app
 from consolidation.access import AccessKeys
 from consolidation.wiring import AppSettings
 from graph.database import Database
-from tests.api_support import REMEMBER_BATCH, STORY, Caller, make_api_settings, make_engine, new_caller, unit
+from tests.api_support import (
+    REMEMBER_BATCH,
+    STORY,
+    Caller,
+    make_api_settings,
+    make_engine,
+    new_caller,
+    serve_app,
+    unit,
+)
 
 PROTOCOL = "graphql-transport-ws"
 SUBSCRIBE = """subscription($u: ID!) { consolidations(userId: $u) {
@@ -29,15 +37,8 @@ SUBSCRIBE = """subscription($u: ID!) { consolidations(userId: $u) {
 async def live(db: Database) -> AsyncIterator[str]:
     """The app served by a real uvicorn in the test's event loop; yields host:port."""
     app = create_app(AppSettings(), make_api_settings(), engine=make_engine(db))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        assert not task.done(), "uvicorn did not start"
-        await asyncio.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"127.0.0.1:{port}"
-    server.should_exit = True
-    await task
+    async with serve_app(app) as url:
+        yield url.removeprefix("http://")
 
 
 @pytest.fixture
@@ -99,20 +100,44 @@ async def test_consolidation_events_stream_over_a_websocket(
         await ws.close()
 
 
-async def test_the_key_may_come_in_connection_init(db: Database, live: str, http: httpx.AsyncClient) -> None:
+async def _subscribe(ws: ClientConnection, user: str, op: str = "1") -> None:
+    assert (await _receive(ws))["type"] == "connection_ack"
+    message = {"id": op, "type": "subscribe", "payload": {"query": SUBSCRIBE, "variables": {"u": user}}}
+    await ws.send(json.dumps(message))
+    await asyncio.sleep(0.5)  # the server registers the subscriber before the first event
+
+
+async def test_a_subscription_may_open_before_the_users_first_write(
+    db: Database, live: str, http: httpx.AsyncClient
+) -> None:
     caller = await new_caller(db, http)
+    # The key in connection_init this time, and a user nothing was written for yet.
     ws = await _open(live, payload={"Authorization": f"Bearer {caller.key}"})
     try:
-        assert (await _receive(ws))["type"] == "connection_ack"
-        # Another tenant's user (or an unknown one) answers NOT_FOUND on the subscription too.
-        await ws.send(
-            json.dumps(
-                {"id": "9", "type": "subscribe", "payload": {"query": SUBSCRIBE, "variables": {"u": "alice"}}}
-            )
-        )
-        reply = await _receive(ws)
-        errors = reply["payload"] if reply["type"] == "error" else reply["payload"]["errors"]
-        assert errors[0]["extensions"]["code"] == "NOT_FOUND"
+        await _subscribe(ws, "newcomer")
+        for day, text in enumerate(STORY[:3], start=1):
+            await caller.gql(REMEMBER_BATCH, {"user": "newcomer", "units": [unit(text, day)]})
+        created = await _receive(ws)
+        assert created["type"] == "next", created
+        event = created["payload"]["data"]["consolidations"]
+        assert (event["action"], event["userId"], len(event["consolidatedIds"])) == ("CREATED", "newcomer", 3)
+    finally:
+        await ws.close()
+
+
+async def test_another_tenants_user_of_the_same_id_delivers_nothing(
+    db: Database, live: str, http: httpx.AsyncClient
+) -> None:
+    writer, watcher = await new_caller(db, http), await new_caller(db, http)
+    ws = await _open(live, header=f"Bearer {watcher.key}")
+    try:
+        await _subscribe(ws, "shared-id")
+        for day, text in enumerate(STORY[:3], start=1):
+            data = await writer.gql(REMEMBER_BATCH, {"user": "shared-id", "units": [unit(text, day)]})
+        assert data["rememberBatch"][0]["consolidation"]["action"] == "CREATED"
+        # The writer's tenant consolidated; the watcher's "shared-id" is another user.
+        with pytest.raises(TimeoutError):
+            await _receive(ws, wait_s=2.0)
     finally:
         await ws.close()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -118,6 +119,7 @@ async def test_merge_first_writes_a_new_episode_version(
     assert outcome is not None and outcome.action == "merged"
     assert outcome.previous_episode_id == created.consolidation.episode_id
     assert tasks(llm)[-2:] == ["merge_decision", "refine_facts"]
+    assert outcome.llm_calls == 2 and created.consolidation.llm_calls == 2
     result = await db.driver.execute_query(
         """MATCH (new:Episode {id: $new})-[:SUPERSEDES]->(old:Episode {id: $old})
            MATCH (new)-[:DERIVED_FROM]->(i:Interaction)
@@ -129,6 +131,34 @@ async def test_merge_first_writes_a_new_episode_version(
     row = result.records[0]
     assert (row["v"], row["old_current"], row["new_current"]) == (2, False, True)
     assert merged.interaction_id in row["sources"] and len(row["sources"]) == 4
+
+
+async def test_a_refused_merge_is_counted_among_the_calls_made(
+    db: Database, owner: Owner, llm: LocalLLMServer
+) -> None:
+    engine = llm_engine(db, llm, merge_threshold=0.99)
+    llm.set_responder(
+        by_task(
+            create_episode=episode_reply("Sushi"),
+            refine_facts=facts_reply(one_fact_per_turn),
+            merge_decision=merge_reply(continues=False),
+        )
+    )
+    for day, text in enumerate(SUSHI[:3]):
+        await engine.remember(owner, unit(text, day))
+    engine.settings.merge_threshold = 0.2
+    calls = [llm.chat_calls]
+    outcomes = []
+    # Each turn near the episode asks for a merge, which is refused; the third of them opens the
+    # gate on its own and a new episode is written.
+    for day, text in enumerate([SUSHI[3], SUSHI[0], SUSHI[1]], start=10):
+        remembered = await engine.remember(owner, unit(text, day))
+        assert remembered.consolidation is not None
+        outcomes.append(remembered.consolidation)
+        calls.append(llm.chat_calls)
+    assert [o.action for o in outcomes] == ["none", "none", "created"]
+    assert [o.llm_calls for o in outcomes] == [b - a for a, b in itertools.pairwise(calls)]
+    assert [o.llm_calls for o in outcomes] == [1, 1, 3]
 
 
 async def test_preference_shift_supersedes_and_as_of_sees_the_past(

@@ -118,11 +118,13 @@ async def test_background_mode_gates_a_burst_of_writes_in_one_pass(db: Database,
     engine = offline_engine(
         db, consolidation_mode="background", consolidation_delay_s=0.5, sweep_interval_s=0
     )
+    # The burst is written before the worker runs, so that it falls within the delay however
+    # slowly a loaded machine writes it; the worker then takes the user once.
+    for text in texts:
+        await engine.remember(owner, Unit(text=text, speaker="Alice"))
+    written = db.round_trips
     engine.start()
     try:
-        for text in texts:
-            await engine.remember(owner, Unit(text=text, speaker="Alice"))
-        written = db.round_trips
         await engine.drain_queue()
     finally:
         await engine.stop()

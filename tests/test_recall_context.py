@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from consolidation.context import Ranked, assemble, rank
+from consolidation.context import Ranked, assemble, day_header, rank, render
 from consolidation.embedders.hashing import HashingEmbedder
 from consolidation.embedding_template import DEFAULT_TEMPLATE, EmbeddingTemplate, TemplateError, day_text
 from consolidation.engine import MemoryEngine
@@ -116,10 +116,35 @@ def test_context_is_ordered_facts_episodes_turns_each_in_time_order() -> None:
         "Episodes:",
         f"- [{day_text(T0 + timedelta(days=3))}] Caroline talked about painting.",
         "Conversation:",
-        f"- [{day_text(early.at)}] Caroline: early turn",  # type: ignore[arg-type]
-        f"- [{day_text(late.at)}] Caroline: late turn",  # type: ignore[arg-type]
+        f"{day_text(early.at)}:",  # type: ignore[arg-type]
+        "- Caroline: early turn",
+        f"{day_text(late.at)}:",  # type: ignore[arg-type]
+        "- Caroline: late turn",
     ]
     assert [i.line for i in context.items] == [line for line in lines if line.startswith("- ")]
+
+
+def test_turns_of_one_day_share_its_header_and_only_the_first_pays_for_it() -> None:
+    morning, evening, next_day = (
+        turn(1, "Morning run", day=2),
+        turn(2, "Evening swim", day=2),
+        turn(3, "Rest", day=3),
+    )
+    context = assemble(in_order(morning, evening, next_day), 1000, count_tokens)
+    day, later = day_text(T0 + timedelta(days=2)), day_text(T0 + timedelta(days=3))
+    assert context.text.splitlines() == [
+        "Conversation:",
+        f"{day}:",
+        "- Caroline: Morning run",
+        "- Caroline: Evening swim",
+        f"{later}:",
+        "- Caroline: Rest",
+    ]
+    # A budget that holds the two turns of one day but not a third turn with its own day header.
+    two = sum(count_tokens(line) + 1 for line in context.text.splitlines()[:4])  # each with its newline
+    tight = assemble(in_order(morning, next_day, evening), two, count_tokens)
+    assert [i.hit.id for i in tight.items] == [morning.id, evening.id]
+    assert tight.tokens <= two
 
 
 def test_an_empty_pool_gives_an_empty_context() -> None:
@@ -133,7 +158,7 @@ def _scored(hit: RecallHit, score: float) -> RecallHit:
 
 def test_turns_found_by_both_views_rank_first() -> None:
     a, b, c = _scored(turn(1, "a"), 0.9), _scored(turn(2, "b"), 0.8), _scored(turn(3, "c"), 0.7)
-    ranked = rank([a, b, c], [_scored(b, 12.0), _scored(c, 3.0)], [])
+    ranked = rank([a, b, c], [_scored(b, 12.0), _scored(c, 3.0)], [], count_tokens)
     assert [r.hit.id for r in ranked] == [b.id, c.id, a.id]  # two views outrank one
 
 
@@ -143,7 +168,7 @@ def test_memory_is_placed_where_its_evidence_ranks() -> None:
     elsewhere = _scored(fact(2, "A fact on no candidate turn.", ["int_99"]), 0.99)
     one_turn = _scored(episode(1, "Holds one candidate.", [turns[0].id, "int_98"]), 0.99)
     two_turns = _scored(episode(2, "Holds two candidates.", [turns[1].id, turns[3].id]), 0.99)
-    ranked = [r.hit.id for r in rank(turns, [], [on_third, elsewhere, one_turn, two_turns])]
+    ranked = [r.hit.id for r in rank(turns, [], [on_third, elsewhere, one_turn, two_turns], count_tokens)]
     # A fact sits just above its best turn, an episode just above its second best; an item none of
     # whose turns is a candidate, or an episode standing for one only, is left out.
     assert ranked == ["int_1", "int_2", "fct_1", "int_3", "epi_2", "int_4", "int_5"]
@@ -157,6 +182,51 @@ def test_a_fact_stands_in_for_the_turns_it_rests_on() -> None:
     # And a fact whose every turn is in already adds nothing.
     again = assemble(in_order(said, restated), 1000, count_tokens)
     assert [i.hit.id for i in again.items] == [said.id]
+
+
+def test_a_turns_facts_stand_in_for_it_only_together() -> None:
+    said = turn(1, "The race was thought-provoking. I'm starting to realize that self-care is important.")
+    first = fact(1, "Melanie said the race was thought-provoking.", [said.id])
+    wordy = "Melanie is starting to realize, slowly and over many weeks, that self-care is important. "
+    second = fact(2, wordy * 3, [said.id])
+    # The turn's second fact does not fit: the turn stays, or the answer ("self-care") would be lost.
+    shown = ["Facts:", f"- {first.text}", "Conversation:", str(day_header(said)), render(said)]
+    room = sum(count_tokens(line) + 1 for line in shown)  # each line with its newline
+    alone = assemble(in_order(first, said, second), room, count_tokens)
+    assert [i.hit.id for i in alone.items] == [first.id, said.id]
+    assert "self-care" in alone.text
+    # Both fit: together they stand in for the turn, which is left out.
+    both = assemble(in_order(first, second, said), 1000, count_tokens)
+    assert [i.hit.id for i in both.items] == [first.id, second.id]
+    # Once the turn is in, a fact of it adds nothing.
+    late = assemble(in_order(first, said, second), 1000, count_tokens)
+    assert [i.hit.id for i in late.items] == [first.id, said.id]
+
+
+def test_a_fact_resting_on_two_turns_stands_in_for_the_one_it_completes() -> None:
+    said, other = turn(1, "I ran a charity race. Self-care matters to me."), turn(2, "The race was fun")
+    both_turns = fact(1, "Melanie ran a charity race and it was fun.", [said.id, other.id])
+    only_said = fact(2, "Melanie finds self-care important.", [said.id])
+    context = assemble(in_order(both_turns, said, other, only_said), 1000, count_tokens)
+    # `other` has no fact but `both_turns`, so it is left out; `said` has another fact still to come,
+    # so it comes in, and that fact, whose only turn is then in, adds nothing.
+    assert [i.hit.id for i in context.items] == [both_turns.id, said.id]
+    assert context.interaction_ids == {said.id, other.id}
+
+
+def test_a_long_summary_needs_as_many_ranked_turns_as_it_costs() -> None:
+    turns = [
+        _scored(turn(n, f"turn number {n} about the weekend trip to the lake"), 0.9 - n / 100)
+        for n in range(1, 7)
+    ]
+    short = _scored(episode(1, "Short.", [t.id for t in turns[:4]]), 0.99)
+    long = _scored(episode(2, "A long summary " * 8, [t.id for t in turns[2:]]), 0.99)
+    ranked = [r.hit.id for r in rank(turns, [], [short, long], count_tokens)]
+    # `short` costs less than a turn: it sits at its second-best turn. `long` (33 tokens) costs
+    # between two and three of its turns (14 each): it sits at its third best.
+    assert (count_tokens(render(long)), count_tokens(render(turns[2]))) == (33, 14)
+    assert ranked.index("epi_1") == ranked.index("int_2") - 1
+    assert ranked.index("epi_2") == ranked.index("int_5") - 1
 
 
 # -- the embedding template ------------------------------------------------------------------------

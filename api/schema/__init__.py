@@ -13,7 +13,7 @@ from strawberry.extensions.query_depth_limiter import create_validator as query_
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types.execution import ExecutionContext
 
-from api.schema.extensions import DocumentCache, ErrorCodes, FreshLoaders, document_parser
+from api.schema.extensions import DocumentCache, ErrorCodes, FreshLoaders, ValidUnicode, document_parser
 from api.schema.mutation import Mutation
 from api.schema.nodes import ConsolidationRun, Episode, Fact, Interaction
 from api.schema.query import Query
@@ -53,6 +53,8 @@ def build_schema(settings: ApiSettings | None = None) -> strawberry.Schema:
         # (validation cost ~10 ms a request, parsing ~1 ms).
         lambda: DocumentCache(parser),
         lambda: ValidationCache(maxsize=DOCUMENT_CACHE),
+        # After ValidationCache: both set the operation's pre-execution errors when validating.
+        ValidUnicode,
     ]
     return MemorySchema(
         query=Query,

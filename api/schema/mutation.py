@@ -18,6 +18,7 @@ from api.schema.query import UserId, require_user
 from consolidation.forgetting import Forgotten, UserForgotten
 from consolidation.types import Remembered, Unit
 from graph import models
+from graph.validation import utf8_size
 
 
 @strawberry.input(description="One interaction as an agent sends it.")
@@ -34,7 +35,7 @@ class UnitInput:
 
     def to_unit(self, max_bytes: int) -> Unit:
         # Checked here too so that an oversize text is refused before anything is embedded.
-        size = len(self.text.encode("utf-8"))
+        size = utf8_size("text", self.text)
         if size > max_bytes:
             raise bad_input(f"text is {size} bytes; the limit is {max_bytes}")
         return Unit(
@@ -80,8 +81,9 @@ class RememberPayload:
     # The interaction as the write stored it (see Remembered.interaction); None: read it back.
     stored: strawberry.Private[models.Interaction | None] = None
 
-    @resolver(description="The stored interaction.")
-    async def interaction(self, info: Info) -> Interaction:
+    # Nullable: a failed read-back must not null the payload, which reports a durable write.
+    @resolver(description="The stored interaction (null if it could not be read back; see errors).")
+    async def interaction(self, info: Info) -> Interaction | None:
         if self.stored is not None:
             return Interaction.of(self.stored)
         found = await info.context.loaders.interactions.load(self.interaction_id)
@@ -167,12 +169,18 @@ def _units(context: Context, units: list[UnitInput]) -> list[Unit]:
     return [u.to_unit(max_bytes) for u in units]
 
 
-@strawberry.type(description="Writing and erasing memory.")
+@strawberry.type(
+    description=(
+        "Writing and erasing memory. Every field is nullable and stands on its own, whatever the "
+        "other fields of the document did: one that answers data has committed its write; one "
+        "that answers null failed (its error carries the field's path) and is safe to retry."
+    )
+)
 class Mutation:
     @mutation(description="Store one interaction durably, then consolidate as configured.")
     async def remember(
         self, info: Info, input: RememberInput, consolidate: Consolidate = None
-    ) -> RememberPayload:
+    ) -> RememberPayload | None:
         owner = info.context.owner(input.user_id)
         (unit,) = _units(info.context, [input])
         done = await info.context.services.engine.remember(owner, unit, consolidate=consolidate)
@@ -181,14 +189,14 @@ class Mutation:
     @mutation(description="Store a bounded batch of interactions of one user in one transaction.")
     async def remember_batch(
         self, info: Info, user_id: UserId, units: list[UnitInput], consolidate: Consolidate = None
-    ) -> list[RememberPayload]:
+    ) -> list[RememberPayload] | None:
         owner = info.context.owner(user_id)
         batch = _units(info.context, units)
         done = await info.context.services.engine.remember_batch(owner, batch, consolidate=consolidate)
         return [RememberPayload.of(owner.user_id, r) for r in done]
 
     @mutation(description="Consolidate the user's pending interactions now.")
-    async def consolidate(self, info: Info, user_id: UserId) -> list[ConsolidationEvent]:
+    async def consolidate(self, info: Info, user_id: UserId) -> list[ConsolidationEvent] | None:
         await require_user(info, user_id)
         owner = info.context.owner(user_id)
         outcomes = await info.context.services.engine.consolidate(owner, wait=True)
@@ -197,7 +205,7 @@ class Mutation:
     @mutation(description="Erase an interaction and everything derived only from it; rebuild what survives.")
     async def forget_interaction(
         self, info: Info, id: Annotated[ID, strawberry.argument(description="The interaction.")]
-    ) -> ForgetInteractionPayload:
+    ) -> ForgetInteractionPayload | None:
         found = await info.context.loaders.interactions.load(id)
         if found is None:
             raise not_found("interaction", id)
@@ -208,7 +216,7 @@ class Mutation:
         return ForgetInteractionPayload.of(forgotten)
 
     @mutation(description="Erase a user entirely: interactions, episodes, facts and runs.")
-    async def forget_user(self, info: Info, id: UserId) -> ForgetUserPayload:
+    async def forget_user(self, info: Info, id: UserId) -> ForgetUserPayload | None:
         await require_user(info, id)
         forgotten = await info.context.services.forgetter.forget_user(info.context.owner(id))
         info.context.fresh_loaders()

@@ -20,7 +20,10 @@ T = TypeVar("T")
 async def require_user(info: Info, user_id: str) -> User:
     """The user in the caller's tenant; another tenant's users do not exist here."""
     info.context.owner(user_id)  # validates the id
-    found = await info.context.loaders.users.load(user_id)
+    # Shielded: the loader's future is shared by every field asking for this user, and `checked`
+    # cancels this check when its work fails; unshielded, that cancels the shared future and
+    # the other fields' awaits with it (a CancelledError no resolver handles).
+    found = await asyncio.shield(info.context.loaders.users.load(user_id))
     if found is None:
         raise not_found("user", user_id)
     return User(id=ID(found.id), created_at=found.created_at)

@@ -10,7 +10,7 @@ import strawberry
 from api.schema.decorators import subscription
 from api.schema.events import ConsolidationAction, ConsolidationEvent
 from api.schema.nodes import Info
-from api.schema.query import UserId, require_user
+from api.schema.query import UserId
 
 DEFAULT_ACTIONS = (ConsolidationAction.CREATED, ConsolidationAction.MERGED)
 
@@ -19,7 +19,8 @@ DEFAULT_ACTIONS = (ConsolidationAction.CREATED, ConsolidationAction.MERGED)
 class Subscription:
     @subscription(
         description="An event per consolidation of the user: an episode created or merged, with its facts. "
-        "Events come from consolidations run by this service process."
+        "Events come from consolidations run by this service process. It may be opened before the "
+        "user's first write."
     )
     async def consolidations(
         self,
@@ -30,9 +31,11 @@ class Subscription:
             strawberry.argument(description="Which decisions to report (default: CREATED, MERGED)."),
         ] = None,
     ) -> AsyncGenerator[ConsolidationEvent, None]:
-        await require_user(info, user_id)
+        # No check that the user exists: a client may subscribe before the user's first write.
+        # The owner is (tenant, user), so another tenant's user of the same id is another user.
+        owner = info.context.owner(user_id)  # validates the id
         wanted = set(actions or DEFAULT_ACTIONS)
-        async for outcome in info.context.services.engine.subscribe(info.context.owner(user_id)):
+        async for outcome in info.context.services.engine.subscribe(owner):
             if ConsolidationAction(outcome.action) in wanted:
                 info.context.fresh_loaders()
                 yield ConsolidationEvent.of(user_id, outcome)

@@ -1,0 +1,245 @@
+"""Pieces of the fault-injection tests (tests/test_faults.py): a private Neo4j, `recmem serve`
+subprocesses, a sweeper scoped to one tenant, and the graph's all-or-nothing invariants.
+
+Every process started here is stopped by the context manager that started it, on every path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Collection, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from neo4j import AsyncDriver
+
+from consolidation.engine import MemoryEngine
+from graph.local_server import LocalNeo4j
+from graph.models import Owner
+from graph.settings import Neo4jSettings
+from tests.conftest import TEST_TEMPLATE
+
+RECMEM = str(Path(sys.executable).parent / "recmem")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+# -- a private Neo4j, which a test may kill --------------------------------------------------------
+
+
+def private_neo4j_settings(home: Path) -> Neo4jSettings:
+    """A Neo4j of the test's own, in `home` on a free port (never the session's shared one).
+
+    Without auth (Bolt on loopback only): a service can then be started before the server's
+    first start, which would generate the password."""
+    port = free_port()
+    return Neo4jSettings(
+        uri=f"bolt://127.0.0.1:{port}",
+        password=None,
+        home=home,
+        port=port,
+        heap="512m",
+        pagecache="64m",
+        auth_enabled=False,
+    )
+
+
+@contextmanager
+def private_neo4j(settings: Neo4jSettings) -> Iterator[LocalNeo4j]:
+    """Started, and SIGKILLed on leaving: the throwaway database needs no clean shutdown."""
+    server = LocalNeo4j(settings)
+    try:
+        server.start(timeout_s=120.0)
+        yield server
+    finally:
+        if server.status().running:
+            sigkill_neo4j(server)
+        server.stop()  # removes the pid file
+
+
+def sigkill_neo4j(server: LocalNeo4j, timeout_s: float = 30.0) -> int:
+    """SIGKILL the server's JVM (no shutdown, no checkpoint) and wait until it is gone."""
+    pid = server.status().pid
+    assert pid is not None, "the private Neo4j is not running"
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + timeout_s
+    while server.status().running:
+        assert time.monotonic() < deadline, f"neo4j pid {pid} survived SIGKILL"
+        time.sleep(0.05)
+    return pid
+
+
+# -- `recmem serve` as a real process ------------------------------------------------------------
+
+
+def service_env(neo4j: Neo4jSettings, port: int, **extra: str) -> dict[str, str]:
+    """The environment of a service on `neo4j`: none of the test run's RECMEM_* settings leak in."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RECMEM_")}
+    env |= {
+        "RECMEM_NEO4J_URI": neo4j.uri,
+        "RECMEM_API_PORT": str(port),
+        "RECMEM_API_RATE_LIMIT_PER_S": "0",
+        "RECMEM_EMBEDDER_KIND": "hashing",
+        "RECMEM_EMBEDDER_DIMENSION": "384",
+        "RECMEM_EMBEDDING_TEMPLATE": TEST_TEMPLATE,
+    }
+    password = neo4j.resolved_password()
+    if password is not None:
+        env["RECMEM_NEO4J_PASSWORD"] = password
+    return env | extra
+
+
+@dataclass
+class Service:
+    process: subprocess.Popen[bytes]
+    base: str
+    log: Path
+
+    def wait_ready(self, timeout_s: float = 90.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, f"recmem serve exited early:\n{self.tail()}"
+            if self.ready_status() == 200:
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"recmem serve did not become ready:\n{self.tail()}")
+
+    def ready_status(self) -> int | None:
+        try:
+            return httpx.get(f"{self.base}/readyz", timeout=5).status_code
+        except httpx.HTTPError:
+            return None
+
+    def tail(self, lines: int = 40) -> str:
+        if not self.log.exists():
+            return ""
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+    def stop(self) -> None:
+        """SIGTERM (a graceful shutdown), SIGKILL if that takes too long; no-op once exited."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=30)
+
+    def sigkill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+
+@contextmanager
+def running_service(
+    env: dict[str, str], workdir: Path, name: str = "serve", *, wait: bool = True
+) -> Iterator[Service]:
+    """`recmem serve` with `env` (ready, unless not `wait`); stopped (SIGTERM, then SIGKILL) on
+    leaving, however."""
+    log = workdir / f"{name}.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [RECMEM, "serve", "--log-level", "warning"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=workdir,
+        )
+    service = Service(process, f"http://127.0.0.1:{env['RECMEM_API_PORT']}", log)
+    try:
+        if wait:
+            service.wait_ready()
+        yield service
+    finally:
+        service.stop()
+
+
+# -- engines and the graph -----------------------------------------------------------------------
+
+
+def scope_sweeper(engine: MemoryEngine, tenant: str) -> None:
+    """The shared database holds other tests' pending users: this engine sweeps only `tenant`."""
+    sweep = engine.leases.unattended
+
+    async def scoped(limit: int, skip: Collection[Owner] = ()) -> list[Owner]:
+        return [o for o in await sweep(100_000, skip) if o.tenant == tenant][:limit]
+
+    engine.leases.unattended = scoped  # type: ignore[method-assign]
+
+
+async def until(check: Callable[[], Awaitable[bool]], deadline_s: float, what: str) -> None:
+    """Poll `check` until it holds, for at most `deadline_s` (generous: a loaded machine passes)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline_s
+    while not await check():
+        assert loop.time() < end, f"timed out after {deadline_s:.0f}s waiting for {what}"
+        await asyncio.sleep(0.1)
+
+
+async def query(driver: AsyncDriver, cypher: str, **params: Any) -> list[dict[str, Any]]:
+    result = await driver.execute_query(cypher, params, database_="neo4j")
+    return [dict(r) for r in result.records]
+
+
+async def tenant_counts(driver: AsyncDriver, tenant: str) -> dict[str, int]:
+    rows = await query(
+        driver,
+        """MATCH (n:Interaction {tenant: $t})
+           WITH count(n) AS interactions, count(CASE WHEN NOT n.gate_checked THEN 1 END) AS pending,
+                count(CASE WHEN n.consolidated THEN 1 END) AS consolidated
+           OPTIONAL MATCH (e:Episode {tenant: $t})
+           WITH interactions, pending, consolidated, count(e) AS episodes
+           OPTIONAL MATCH (f:Fact {tenant: $t})
+           WITH interactions, pending, consolidated, episodes, count(f) AS facts
+           OPTIONAL MATCH (r:ConsolidationRun {tenant: $t}) WHERE r.status <> 'ok'
+           RETURN interactions, pending, consolidated, episodes, facts, count(r) AS failed_runs""",
+        t=tenant,
+    )
+    return {k: int(v) for k, v in rows[0].items()}
+
+
+async def half_written(driver: AsyncDriver, tenant: str, *, facts_expected: bool) -> list[str]:
+    """What a consolidation committed only in part: an episode with no sources (or, when the
+    consolidator always states facts, none), a consolidated interaction no current episode
+    reaches, an interaction in a current episode left pending, or one in two current episodes."""
+    problems: list[str] = []
+    checks = {
+        "episode without DERIVED_FROM sources": """
+            MATCH (e:Episode {tenant: $t}) WHERE NOT (e)-[:DERIVED_FROM]->(:Interaction)
+            RETURN e.id AS id""",
+        "consolidated interaction in no current episode": """
+            MATCH (i:Interaction {tenant: $t}) WHERE i.consolidated
+              AND NOT (:Episode {current: true})-[:DERIVED_FROM]->(i)
+            RETURN i.id AS id""",
+        "interaction of a current episode not marked consolidated": """
+            MATCH (:Episode {tenant: $t, current: true})-[:DERIVED_FROM]->(i:Interaction)
+            WHERE NOT coalesce(i.consolidated, false) OR NOT i.gate_checked
+            RETURN DISTINCT i.id AS id""",
+        "interaction in two current episodes": """
+            MATCH (e:Episode {tenant: $t, current: true})-[:DERIVED_FROM]->(i:Interaction)
+            WITH i, count(e) AS n WHERE n > 1 RETURN i.id AS id""",
+    }
+    if facts_expected:
+        checks["current episode without facts"] = """
+            MATCH (e:Episode {tenant: $t, current: true})
+            WHERE NOT (:Fact)-[:DERIVED_FROM]->(e) AND NOT EXISTS {
+              MATCH (e)-[:SUPERSEDES*]->(:Episode)<-[:DERIVED_FROM]-(:Fact) }
+            RETURN e.id AS id"""
+    for problem, cypher in checks.items():
+        ids = [row["id"] for row in await query(driver, cypher, t=tenant)]
+        if ids:
+            problems.append(f"{problem}: {ids}")
+    return problems
