@@ -67,10 +67,11 @@ def rank(
     the turn it is anchored to (see the module docstring)."""
     turns = _fused(turns_dense, turns_lexical)
     position = {r.hit.id: index for index, r in enumerate(turns)}
+    lengths: dict[str, int] = {}  # turn id -> tokens of its line, counted once per recall
     placed: list[Ranked] = []
     for hit in {h.id: h for h in memory}.values():
         anchors = sorted(position[i] for i in hit.interaction_ids if i in position)
-        needed = _anchors_needed(hit, [turns[a].hit for a in anchors], count)
+        needed = _anchors_needed(hit, [turns[a].hit for a in anchors], count, lengths)
         if not anchors or len(anchors) < needed:
             continue
         anchor = turns[anchors[needed - 1]].rank_score
@@ -79,11 +80,16 @@ def rank(
     return sorted([*turns, *placed], key=lambda r: r.rank_score, reverse=True)
 
 
-def _anchors_needed(hit: RecallHit, turns: Sequence[RecallHit], count: Callable[[str], int]) -> int:
+def _anchors_needed(
+    hit: RecallHit, turns: Sequence[RecallHit], count: Callable[[str], int], lengths: dict[str, int]
+) -> int:
     """A fact: its best turn. An episode: as many of its ranked turns as its summary costs."""
     if hit.layer != "episodic" or not turns:
         return 1
-    mean = sum(count(render(t)) for t in turns) / len(turns)
+    for turn in turns:
+        if turn.id not in lengths:
+            lengths[turn.id] = count(render(turn))
+    mean = sum(lengths[t.id] for t in turns) / len(turns)
     return max(EPISODE_ANCHORS, math.ceil(count(render(hit)) / max(mean, 1.0)))
 
 
