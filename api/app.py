@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 
+from api.explorer import routes as explorer_routes
 from api.graphiql import ASSET_PATH, asset
 from api.http import MemoryGraphQL, services_of
 from api.mcp_server import build_mcp
@@ -73,6 +74,7 @@ def create_app(
             Route("/readyz", readyz),
             Route("/metrics", metrics),
             Route(ASSET_PATH, asset),
+            *explorer_routes(),
         ],
         lifespan=lifespan,
     )

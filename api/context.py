@@ -26,6 +26,12 @@ class Context:
     # Set by the websocket protocol from the connection_init payload.
     connection_params: dict[str, object] | None = None
     _loaders: Loaders | None = None
+    # Kept by the mutations (api/schema/mutation.py) for the HTTP answer (api/http.py): whether a
+    # field of this request committed a write (an UNAVAILABLE elsewhere in it is then no 503),
+    # and the sourceRefs of its remembers that may be stored (done, or cut short by the request
+    # timeout); None where nothing reads them (the websocket, which has no request timeout).
+    committed: bool = False
+    write_refs: list[str] | None = None
 
     @property
     def tenant(self) -> str:

@@ -7,7 +7,9 @@ generic message carrying the request id, and logged with its traceback under tha
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
+from typing import Literal
 
 from graphql import GraphQLError
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
@@ -17,7 +19,7 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 
 from consolidation.forgetting import Busy
 from consolidation.llm.types import LLMError
-from graph.errors import InvalidInput, LeaseLost, NotFound, StoreUnavailable
+from graph.errors import InvalidInput, LeaseLost, NotFound, StoreUnavailable, WriteOutcomeUnknown
 
 log = logging.getLogger("api.errors")
 
@@ -32,11 +34,12 @@ class ErrorCode(StrEnum):
 
 
 class ApiError(Exception):
-    """An error raised on purpose by the API layer; its message is safe to show."""
+    """An error raised on purpose by the API layer; its message (and `extensions`) is safe to show."""
 
-    def __init__(self, message: str, code: ErrorCode) -> None:
+    def __init__(self, message: str, code: ErrorCode, extensions: Mapping[str, object] | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.extensions = dict(extensions or {})
 
 
 def bad_input(message: str) -> ApiError:
@@ -59,6 +62,28 @@ UNAVAILABLE_TYPES = (
     TimeoutError,
 )
 UNAVAILABLE_MESSAGE = "the memory service is temporarily unavailable; retry later"
+
+# `extensions.written` of an UNAVAILABLE remember: nothing of it committed, or perhaps all of it.
+Written = Literal[False, "unknown"]
+
+
+def unavailable_write(error: BaseException, source_refs: Sequence[str]) -> ApiError:
+    """The UNAVAILABLE error of a remember that did not complete: whether it may have been
+    written, and the sourceRefs to resend it with (a stored one is then answered, not stored
+    again), so a client never has to guess."""
+    written: Written = "unknown" if isinstance(error, WriteOutcomeUnknown) else False
+    return write_error(written, source_refs)
+
+
+def write_error(written: Written, source_refs: Sequence[str]) -> ApiError:
+    if written is False:
+        message = "the memory store is unavailable and nothing was written; retry with the same sourceRefs"
+    else:
+        message = (
+            "the memory store became unreachable while the write was committing: it may or may not "
+            "be stored; retry with the same sourceRefs (one already stored is not stored twice)"
+        )
+    return ApiError(message, ErrorCode.UNAVAILABLE, {"written": written, "sourceRefs": list(source_refs)})
 
 
 def classify(error: GraphQLError) -> tuple[ErrorCode, str | None]:
@@ -102,6 +127,7 @@ def describe_validation(error: ValidationError) -> str:
 def recode(error: GraphQLError, request_id: str) -> GraphQLError:
     """A copy of `error` with `extensions.code` and `extensions.requestId`; internals masked."""
     code, message = classify(error)
+    original = error.original_error
     if code is ErrorCode.INTERNAL:
         log.error(
             "internal error in request %s: %s",
@@ -111,7 +137,9 @@ def recode(error: GraphQLError, request_id: str) -> GraphQLError:
         )
         message = f"internal error (request id {request_id})"
     elif code is ErrorCode.UNAVAILABLE:
-        log.warning("request %s: unavailable: %r", request_id, error.original_error)
+        log.warning(
+            "request %s: unavailable: %r", request_id, getattr(original, "__cause__", None) or original
+        )
     return GraphQLError(
         message if message is not None else error.message,
         nodes=error.nodes,
@@ -119,5 +147,10 @@ def recode(error: GraphQLError, request_id: str) -> GraphQLError:
         positions=error.positions,
         path=error.path,
         original_error=None,
-        extensions={**(error.extensions or {}), "code": code.value, "requestId": request_id},
+        extensions={
+            **(error.extensions or {}),
+            **(original.extensions if isinstance(original, ApiError) else {}),
+            "code": code.value,
+            "requestId": request_id,
+        },
     )

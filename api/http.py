@@ -34,16 +34,18 @@ from api import request_body
 from api.admission import Refusal, admit
 from api.auth import bearer_token, token_from_params
 from api.context import Context, new_request_id
-from api.errors import ErrorCode
+from api.errors import ErrorCode, write_error
 from api.graphiql import page, page_response
 from api.operations import operation_problem
 from api.responses import (
     GRAPHQL_RESPONSE,
     JSON,
+    UNAVAILABLE_HEADERS,
     content_type,
     error_response,
     negotiate,
     status_for,
+    store_unavailable,
 )
 from api.services import Services
 from api.settings import ApiSettings
@@ -156,12 +158,16 @@ class MemoryGraphQL(GraphQL[Context, None]):
                 headers=headers,
             )
         response.headers["x-request-id"] = request_id
+        if getattr(replay.state, "unavailable", False):
+            # One shape for an outage, whatever failed and wherever (README, "Errors").
+            response.status_code = 503
+            response.headers.update(UNAVAILABLE_HEADERS)
         return response
 
     async def _admit(self, request: Request, request_id: str, media: str) -> tuple[Response | None, Context]:
         """Authentication, rate limit and readiness, in that order; a Response means rejected."""
         services = services_of(request.scope)
-        context = Context(services=services, request_id=request_id)
+        context = Context(services=services, request_id=request_id, write_refs=[])
         admitted = await admit(services, request.headers.get("authorization"))
         if isinstance(admitted, Refusal):
             response = error_response(
@@ -214,6 +220,9 @@ class MemoryGraphQL(GraphQL[Context, None]):
         if result.data is None and result.errors and all(e.path is None for e in result.errors):
             # A request error (parse, validation, coercion, timeout): no `data` entry at all.
             data.pop("data", None)
+        context = getattr(request.state, "context", None)
+        committed = isinstance(context, Context) and context.committed
+        request.state.unavailable = store_unavailable(data, committed=committed)
         return data
 
     def create_response(
@@ -251,15 +260,25 @@ class MemoryGraphQL(GraphQL[Context, None]):
                 )
         except TimeoutError:
             log.warning("request %s timed out after %ss", context.request_id, self.settings.request_timeout_s)
-            error = GraphQLError(
-                f"the request took longer than {self.settings.request_timeout_s:g}s and was cancelled",
-                extensions={"code": ErrorCode.UNAVAILABLE.value, "requestId": context.request_id},
-            )
-            return ExecutionResult(data=None, errors=[error])
+            return ExecutionResult(data=None, errors=[self._timed_out(context)])
         except HTTPException as error:
             if request_adapter.method == "GET" and isinstance(error.__cause__, InvalidOperationTypeError):
                 raise HTTPException(405, "mutations and subscriptions need POST") from error
             raise
+
+    def _timed_out(self, context: Context) -> GraphQLError:
+        """The request's one error after its timeout cancelled it. Its data went with the
+        cancelled execution, and a remember cut short may have committed (the cancellation can
+        land during COMMIT): the sourceRefs of every remember it ran or started are named, to
+        resend (one already stored is answered, not stored again)."""
+        message = f"the request took longer than {self.settings.request_timeout_s:g}s and was cancelled"
+        extensions: dict[str, object] = {}
+        if context.write_refs:
+            extensions = write_error("unknown", context.write_refs).extensions
+            message += "; its writes may or may not be stored: resend them with the same sourceRefs"
+        context.committed = False  # nothing in the answer shows a write
+        extensions |= {"code": ErrorCode.UNAVAILABLE.value, "requestId": context.request_id}
+        return GraphQLError(message, extensions=extensions)
 
     # -- websocket -----------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from starlette.responses import Response
 
@@ -22,6 +23,12 @@ STATUS = {
     ErrorCode.UNAVAILABLE: 503,
     ErrorCode.INTERNAL: 500,
 }
+
+
+# Seconds an UNAVAILABLE answer asks a client to wait before retrying: the store (or the LLM) is
+# down, and what was not written can be resent as it was (README, "Errors").
+RETRY_AFTER_S = 2
+UNAVAILABLE_HEADERS = {"retry-after": str(RETRY_AFTER_S)}
 
 
 def negotiate(accept: str | None) -> str | None:
@@ -88,7 +95,25 @@ def error_response(
         json.dumps(error_body(message, code, request_id), separators=(",", ":")),
         status_code=status or STATUS[code],
         media_type=content_type(media),
-        headers={"x-request-id": request_id, **(headers or {})},
+        headers={
+            "x-request-id": request_id,
+            **(UNAVAILABLE_HEADERS if code is ErrorCode.UNAVAILABLE else {}),
+            **(headers or {}),
+        },
+    )
+
+
+def store_unavailable(body: Mapping[str, Any], *, committed: bool) -> bool:
+    """Whether a GraphQL response answers HTTP 503 (with Retry-After), whatever the media type:
+    some error is UNAVAILABLE and no field of the document committed a write. A document that
+    did write answers 200, its data showing what was written and the errors what was not, so
+    that no client takes a done write for a failed one."""
+    if committed:
+        return False
+    errors = body.get("errors") or []
+    return any(
+        isinstance(e, Mapping) and (e.get("extensions") or {}).get("code") == ErrorCode.UNAVAILABLE.value
+        for e in errors
     )
 
 

@@ -13,7 +13,11 @@ session date) through the engine against a real Neo4j, in up to three modes, eac
   settings refuse theta_count 1, so the bench copies them without validation on purpose.
   Mem0 also sends recent messages as context with every extraction; leaving that out makes this
   baseline cheaper than Mem0 really is, so the comparison errs in eager's favour.
-- `raw`: no consolidation at all: the subconscious layer only.
+- `raw`: no consolidation at all: the subconscious layer only, and contexts of whole turns (plain
+  retrieval over the raw turns).
+- `focused-raw`: like raw, but its contexts show turns as recmem's do (lower-ranked turns focused
+  on the query, consolidation/sentences.py; relative dates resolved beside them): the ablation
+  that tells the memory layers' share of recmem's gain from the context rendering's.
 
 Units arrive one at a time in recmem and eager (consolidated inline after each), in batches of 50 in
 raw. The LLM is, by default, the project's LocalLLMServer started in this process: real HTTP, the
@@ -86,7 +90,9 @@ from graph.settings import Neo4jSettings
 from local_llm_server import LocalLLMServer
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-MODES = ("recmem", "eager", "raw")
+MODES = ("recmem", "eager", "raw", "focused-raw")
+# Modes that never consolidate: the subconscious layer alone.
+UNCONSOLIDATED = ("raw", "focused-raw")
 LAYERS = ("subconscious", "episodic", "semantic")
 CONSTRUCTION_OPS = ("create_episode", "merge_episode", "refine_facts")
 RAW_BATCH = 50
@@ -449,11 +455,17 @@ def usage_slice(server: LocalLLMServer | None, start: int) -> tuple[int, int, in
 
 
 def mode_settings(mode: str, base: EngineSettings) -> EngineSettings:
-    """recmem and raw use `base` (raw never consolidates); eager opens the gate for every unit."""
+    """recmem and the raw modes use `base` (they never consolidate); eager opens the gate for
+    every unit. `raw` is plain retrieval: its contexts show every turn whole and as said.
+    `focused-raw` shows them as recmem's contexts do (focused on the query, relative dates
+    resolved beside them), which tells how much of recmem's lead over raw that accounts for."""
+    if mode == "raw":
+        return base.model_copy(update={"context_focus": False, "context_dates": False})
     if mode != "eager":
         return base
     # model_copy skips validation on purpose: the service refuses theta_count 1.
-    return base.model_copy(update={"theta_count": 1, "theta_sim": 1.0, "gate_top_k": 1})
+    # merge_batch 1: eager merges each unit the moment it arrives, never waiting for a batch.
+    return base.model_copy(update={"theta_count": 1, "theta_sim": 1.0, "gate_top_k": 1, "merge_batch": 1})
 
 
 def thresholds(settings: EngineSettings) -> dict[str, Any]:
@@ -564,16 +576,21 @@ class Bench:
         started = time.perf_counter()
         ids: dict[str, str] = {}
         built = Construction(units=len(sample.units))
-        step = RAW_BATCH if mode == "raw" else 1
+        step = RAW_BATCH if mode in UNCONSOLIDATED else 1
         for start in range(0, len(sample.units), step):
             chunk = sample.units[start : start + step]
-            remembered = await engine.remember_batch(owner, chunk, consolidate=mode != "raw")
+            remembered = await engine.remember_batch(owner, chunk, consolidate=mode not in UNCONSOLIDATED)
             for unit, item in zip(chunk, remembered, strict=True):
                 ids[str(unit.source_ref)] = item.interaction_id
                 action = item.consolidation.action if item.consolidation else "none"
                 built.triggered += action in ("created", "merged")
                 built.deferred += action == "deferred"
             self.progress.advance(task, len(chunk))
+        if mode not in UNCONSOLIDATED:
+            # The stream's last session is over: a service's sweeper would merge the turns still
+            # waiting for a batch merge once it went quiet (merge_quiet_seconds).
+            flushed = await engine.consolidate(owner, wait=True, flush=True)
+            built.triggered += sum(o.action in ("created", "merged") for o in flushed)
         built.wall_s = round(time.perf_counter() - started, 3)
         built.by_op = await run_costs(self.db, owner)
         built.consolidated = await consolidated_count(self.db, owner)
@@ -589,7 +606,10 @@ class Bench:
         results = []
         for question in sample.questions:
             recall = await engine.recall(
-                owner, question.question, budgets=self.options.budgets, include_consolidated=mode == "raw"
+                owner,
+                question.question,
+                budgets=self.options.budgets,
+                include_consolidated=mode in UNCONSOLIDATED,
             )
             evidence_ids = resolve_evidence(question.evidence, sample.refs, ids)
             reached, share, per_layer = score_question(question, evidence_ids, reached_interactions(recall))
@@ -608,7 +628,7 @@ class Bench:
             )
             for budget in self.options.token_budgets:
                 assembled = await engine.recall(
-                    owner, question.question, tokens=budget, include_consolidated=mode == "raw"
+                    owner, question.question, tokens=budget, include_consolidated=mode in UNCONSOLIDATED
                 )
                 assert assembled.context is not None
                 result.at_tokens[str(budget)] = score_context(question, evidence_ids, assembled.context)
@@ -1053,7 +1073,7 @@ def write_outputs(
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--data", type=Path, required=True, help="a LoCoMo file (locomo10.json format)")
-    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated: recmem,eager,raw")
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated: " + ",".join(MODES))
     parser.add_argument("--embedder", choices=("minilm", "hashing"), default="minilm")
     parser.add_argument("--llm", choices=("local", "config"), default="local")
     parser.add_argument(
@@ -1296,7 +1316,9 @@ def _meta(
             "recmem_default": REFERENCE_THETA_SIM,
         },
         "calibration": calibration.to_json() if calibration else None,
-        "thresholds": {m: thresholds(mode_settings(m, bench.base)) for m in args.modes if m != "raw"},
+        "thresholds": {
+            m: thresholds(mode_settings(m, bench.base)) for m in args.modes if m not in UNCONSOLIDATED
+        },
         "wall_s": {**timings, "total": round(time.perf_counter() - started, 1)},
         "machine": machine_info(),
         "at": datetime.now(UTC).isoformat(timespec="seconds"),

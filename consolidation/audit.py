@@ -32,6 +32,18 @@ class MemoryAudit:
         self._browse = BrowseStore(db)
         self._facts = FactStore(db, dimension)
 
+    # -- the tenant ----------------------------------------------------------------------------
+
+    async def tenant_name(self, tenant: str) -> str | None:
+        return await self._browse.tenant_name(tenant)
+
+    async def user_page(self, tenant: str, request: PageRequest, *, search: str | None) -> Page[User]:
+        """The tenant's users by id; `search` keeps ids containing it (case-insensitive)."""
+        return await self._browse.user_page(tenant, request, search=search)
+
+    async def user_count(self, tenant: str, *, search: str | None) -> int:
+        return await self._browse.user_count(tenant, search=search)
+
     # -- nodes by id (tenant-scoped) -----------------------------------------------------------
 
     async def users(self, tenant: str, ids: list[str]) -> dict[str, User]:

@@ -20,6 +20,9 @@ of bounded size. `rank` and `assemble` build it:
   A fact whose turns are all in already is skipped.
 - **Greedy by rank, skipping what does not fit**, so a long item cannot block the short ones
   ranked after it.
+- **Focused on the query** (consolidation/sentences.py, applied by the recaller through
+  `shown_as` before `assemble`): below the best few, a turn shows only its sentences near the
+  query's, so more turns fit.
 - **Ordered for an LLM to read**: facts, then episodes, then conversation turns, each group in
   time order, every item dated: a fact or a summary in its text, turns under a header per day
   (`8 May 2023:`), which the turns of one day share; a turn pays for its day's header only when it
@@ -35,8 +38,8 @@ retrieval's answer-token recall; with whole fact sets it is above it).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from consolidation.embedding_template import day_text
 from consolidation.types import Context, ContextItem, RecallHit
@@ -80,6 +83,17 @@ def rank(
     return sorted([*turns, *placed], key=lambda r: r.rank_score, reverse=True)
 
 
+def shown_as(ranked: Sequence[Ranked], texts: Mapping[str, str]) -> list[Ranked]:
+    """`ranked` with the turns of `texts` (id -> text) shown by that text instead of theirs: a
+    turn focused on the query (consolidation/sentences.py). Its rank and provenance stay."""
+    return [
+        Ranked(replace(r.hit, text=texts[r.hit.id]), r.rank_score)
+        if r.hit.layer == "subconscious" and r.hit.id in texts
+        else r
+        for r in ranked
+    ]
+
+
 def _anchors_needed(
     hit: RecallHit, turns: Sequence[RecallHit], count: Callable[[str], int], lengths: dict[str, int]
 ) -> int:
@@ -111,7 +125,7 @@ def render(hit: RecallHit) -> str:
     (`day_header`), which turns of one day share."""
     item = hit.item
     if isinstance(item, Interaction):
-        return f"- {item.speaker}: {item.text}"
+        return f"- {item.speaker}: {hit.text}"
     if isinstance(item, Episode):
         first, last = day_text(item.first_at), day_text(item.last_at)
         span = first if first == last else f"{first} to {last}"

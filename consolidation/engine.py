@@ -18,18 +18,21 @@ from consolidation.events import EventHub
 from consolidation.metrics import Metrics
 from consolidation.pipeline import Stores, UnitPipeline
 from consolidation.recall import Recaller
+from consolidation.sentences import embed_turns
 from consolidation.settings import EngineSettings
 from consolidation.types import Answer, Budgets, ConsolidationOutcome, Recall, Remembered, Unit
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
 from graph.episodes import EpisodeStore
 from graph.errors import InvalidInput
+from graph.event_log import EventLog
 from graph.facts import FactStore
 from graph.interactions import InteractionStore
 from graph.leases import Backlog, LeaseStore
 from graph.models import Interaction, NewInteraction, Owner, StoredInteraction
 from graph.recall import RecallSearch
 from graph.validation import require_owner, require_text, require_token_budget
+from graph.waiting import WaitingBacklog, WaitingStore
 
 log = logging.getLogger(__name__)
 PENDING_BATCH = 200
@@ -52,6 +55,7 @@ class MemoryEngine:
             EpisodeStore(db, embedder.dimension),
             FactStore(db, embedder.dimension),
             ConsolidationStore(db, embedder.dimension),
+            WaitingStore(db),
         )
         # Counters and backlog gauges of this engine, in its own registry (GET /metrics).
         self.metrics = Metrics()
@@ -60,19 +64,29 @@ class MemoryEngine:
         self.pipeline = UnitPipeline(
             self.stores, search, embedder, consolidator, settings, metrics=self.metrics
         )
-        self.recaller = Recaller(self.stores, search, embedder)
+        self.recaller = Recaller(
+            self.stores, search, embedder, focus=settings.context_focus, dates=settings.context_dates
+        )
         self.answerer = Answerer(self.recaller, consolidator, self.stores.consolidations)
-        self.events = EventHub()
+        # Subscribers hear this engine's outcomes at once, other processes' through the database.
+        self.events = EventHub(EventLog(db), self.holder, settings.event_poll_s, self.metrics.registry)
         self._queue: asyncio.Queue[Owner] = asyncio.Queue()
         # Users in the queue: a user is queued once however many writes arrive before its pass.
         self._queued: set[Owner] = set()
+        # Users a worker is on (never two workers on one user), and those queued again meanwhile:
+        # the worker on them takes them again when it is done, so no other worker waits on them.
+        self._active: set[Owner] = set()
+        self._again: set[Owner] = set()
         # The database lease is re-entrant for its holder, so coroutines of this one engine
         # also queue on a local lock per user.
         self._locks: dict[Owner, asyncio.Lock] = {}
-        self._worker: asyncio.Task[None] | None = None
+        # The background workers, at most `worker_concurrency` users in flight.
+        self._workers: list[asyncio.Task[None]] = []
         # The sweeper, and the users waiting for a retry after a failed pass (with its count).
         self._sweeper: asyncio.Task[None] | None = None
         self._retries: dict[Owner, asyncio.TimerHandle] = {}
+        # Users the sweeper found with waiting turns whose session ended (batched merges).
+        self._due: set[Owner] = set()
         self._failures: dict[Owner, int] = {}
 
     # -- write path ----------------------------------------------------------------------------
@@ -87,8 +101,11 @@ class MemoryEngine:
         consolidate inline, or hand the user to the background worker."""
         self._validate(owner, units)
         # Embedded with speaker and time (consolidation/embedding_template.py), stored as sent.
+        # Its sentences too, bare, for focusing a context on a query (consolidation/sentences.py).
         render = self.settings.template.render
-        vectors = await self.embedder.embed([render(u.text, u.speaker, u.occurred_at) for u in units])
+        vectors, sentence_vectors = await embed_turns(
+            self.embedder, [render(u.text, u.speaker, u.occurred_at) for u in units], [u.text for u in units]
+        )
         items = [
             NewInteraction(
                 speaker=u.speaker,
@@ -97,8 +114,9 @@ class MemoryEngine:
                 embedding=vector,
                 session_id=u.session_id,
                 source_ref=u.source_ref,
+                sentence_vectors=packed,
             )
-            for u, vector in zip(units, vectors, strict=True)
+            for u, vector, packed in zip(units, vectors, sentence_vectors, strict=True)
         ]
         stored = await self.stores.interactions.write_batch(owner, items)
         outcomes = await self._after_write(owner, consolidate, [s.id for s in stored])
@@ -167,22 +185,36 @@ class MemoryEngine:
 
     # -- consolidation -------------------------------------------------------------------------
 
-    async def consolidate(self, owner: Owner, *, wait: bool = False) -> list[ConsolidationOutcome]:
+    async def consolidate(
+        self, owner: Owner, *, wait: bool = False, wait_lease: bool | None = None, flush: bool = False
+    ) -> list[ConsolidationOutcome]:
         """Run the gate for every interaction of this user that has not been through it yet.
 
-        Only the lease holder works; others return at once (or, with `wait`, queue behind it).
+        Only the lease holder works; others return at once (or, with `wait`, queue behind it;
+        `wait_lease`, when given, decides apart whether to wait for another holder's lease).
         After releasing, the holder looks again, because a writer that found the lease taken
         relies on the holder to pick up its interaction.
+
+        `flush` (an explicit consolidate): also merge every turn waiting for its episode's batch
+        merge, not only the batches that are due.
         """
         outcomes: list[ConsolidationOutcome] = []
         try:
-            await self._consolidate_into(owner, wait, outcomes)
+            await self._consolidate_into(owner, wait, outcomes, wait_lease, flush=flush)
         except Exception as error:
             self.metrics.failed(error)
             raise
         return outcomes
 
-    async def _consolidate_into(self, owner: Owner, wait: bool, outcomes: list[ConsolidationOutcome]) -> None:
+    async def _consolidate_into(
+        self,
+        owner: Owner,
+        wait: bool,
+        outcomes: list[ConsolidationOutcome],
+        wait_lease: bool | None = None,
+        *,
+        flush: bool = False,
+    ) -> None:
         """Appends each decision as it is made, so a caller that cancels still sees them.
 
         The lease is released exactly once per acquisition, before this returns or raises, on
@@ -191,12 +223,13 @@ class MemoryEngine:
         lock = self._locks.setdefault(owner, asyncio.Lock())
         if lock.locked() and not wait:
             return
+        lease_wait = wait if wait_lease is None else wait_lease
         async with lock:
-            while await self._acquire(owner, wait):
+            while await self._acquire(owner, lease_wait):
                 start = len(outcomes)
                 try:
                     async with self._renewing(owner):
-                        await self._drain(owner, outcomes)
+                        await self._drain(owner, outcomes, flush)
                 except BaseException:
                     # Released before the error or the cancellation propagates (the release runs
                     # to completion even if cancelled again); a failed release must not hide it.
@@ -207,7 +240,7 @@ class MemoryEngine:
                 pending = await self._release(owner, drained)
                 if any(o.action == "deferred" for o in drained) or not pending:
                     break
-                wait = False
+                lease_wait = False
 
     async def _acquire(self, owner: Owner, wait: bool) -> bool:
         # Cancellation-safe: cancelled while the lease is being taken, LeaseStore gives it back.
@@ -242,9 +275,10 @@ class MemoryEngine:
             except Exception:
                 log.warning("could not renew the consolidation lease; trying again", exc_info=True)
 
-    async def _drain(self, owner: Owner, outcomes: list[ConsolidationOutcome]) -> None:
-        """Gate every pending interaction, appending to `outcomes` as it goes (so that what was
-        decided before a failure still counts)."""
+    async def _drain(self, owner: Owner, outcomes: list[ConsolidationOutcome], flush: bool = False) -> None:
+        """Gate every pending interaction, then merge the batches of waiting turns that are due
+        (all of them with `flush`), appending to `outcomes` as it goes (so that what was decided
+        before a failure still counts)."""
         done: set[str] = set()
         pending = await self.stores.interactions.pending(owner, PENDING_BATCH)
         # A full batch may hide more pending interactions behind it: count them as possible followers.
@@ -254,12 +288,27 @@ class MemoryEngine:
                 continue  # already absorbed as a neighbour earlier in this pass
             later = len(pending) - index - 1 + hidden
             outcome = await self.pipeline.run(owner, unit, vector, self.holder, later)
-            self.events.publish(owner, outcome)
-            outcomes.append(outcome)
+            if not self._took(owner, outcome, outcomes):
+                return
             done.update(outcome.consolidated_ids)
-            if outcome.action == "deferred":
-                log.warning("consolidation deferred for one interaction: %s", outcome.error)
-                break
+        # With merge_batch 1 no turn waits (unless an earlier setting left some, which the sweeper
+        # finds): the pass then spends no statement on batches.
+        if flush or self.settings.merge_batch > 1 or owner in self._due:
+            self._due.discard(owner)
+            async for outcome in self.pipeline.flush(owner, self.holder, everything=flush):
+                if not self._took(owner, outcome, outcomes):
+                    return
+
+    def _took(
+        self, owner: Owner, outcome: ConsolidationOutcome, outcomes: list[ConsolidationOutcome]
+    ) -> bool:
+        """Publish and keep one outcome; False when it was deferred (the pass stops there)."""
+        self.events.publish(owner, outcome)
+        outcomes.append(outcome)
+        if outcome.action == "deferred":
+            log.warning("consolidation deferred for one interaction: %s", outcome.error)
+            return False
+        return True
 
     def subscribe(self, owner: Owner) -> AsyncIterator[ConsolidationOutcome]:
         return self.events.subscribe(owner)
@@ -267,24 +316,32 @@ class MemoryEngine:
     # -- background worker ---------------------------------------------------------------------
 
     def start(self) -> None:
-        if self.settings.consolidation_mode == "background" and self._worker is None:
-            self._worker = asyncio.create_task(self._work(), name="recmem-consolidation")
+        if self.settings.consolidation_mode == "background" and not self._workers:
+            self._workers = [
+                asyncio.create_task(self._work(), name=f"recmem-consolidation-{n}")
+                for n in range(self.settings.worker_concurrency)
+            ]
             if self.settings.sweep_interval_s > 0:
                 self._sweeper = asyncio.create_task(self._sweep(), name="recmem-sweeper")
 
     async def stop(self) -> None:
-        """Stop the worker and the sweeper; a pass that was running has released its lease."""
+        """Stop the workers, the sweeper and the event feeds; every pass that was running has
+        released its lease."""
         for handle in self._retries.values():
             handle.cancel()
         self._retries.clear()
-        tasks = [t for t in (self._sweeper, self._worker) if t is not None]
+        tasks = [t for t in (self._sweeper, *self._workers) if t is not None]
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks)
-        self._worker = self._sweeper = None
+        self._workers = []
+        self._sweeper = None
         self._queued.clear()
+        self._active.clear()
+        self._again.clear()
         self._failures.clear()
+        await self.events.close()
 
     async def drain_queue(self) -> None:
         """Wait until the background worker has handled every queued user (tests, shutdown)."""
@@ -298,7 +355,7 @@ class MemoryEngine:
     def _retry_later(self, owner: Owner) -> None:
         """Queue the user again after a back-off that doubles with each failure in a row, so a
         failed pass (Neo4j or the LLM down) is retried without waiting for another write."""
-        if self._worker is None or owner in self._retries:
+        if not self._workers or owner in self._retries:
             return
         failures = self._failures.get(owner, 0) + 1
         self._failures[owner] = failures
@@ -314,24 +371,44 @@ class MemoryEngine:
         self._enqueue(owner)
 
     async def _work(self) -> None:
+        """One of `worker_concurrency` workers: takes the next queued user no worker is on."""
         while True:
             owner = await self._queue.get()
             try:
-                await asyncio.sleep(self.settings.consolidation_delay_s)
-                # Writes from here on queue the user again: this pass may not see them.
-                self._queued.discard(owner)
-                outcomes = await self.consolidate(owner, wait=True)
-            except Exception:
-                # The interactions stay pending; a retry after a back-off picks them up.
-                log.exception("background consolidation failed")
-                self._retry_later(owner)
-            else:
-                if any(o.action == "deferred" for o in outcomes):
-                    self._retry_later(owner)
-                else:
-                    self._failures.pop(owner, None)
+                if owner in self._active:
+                    # Another worker is on this user: it takes the user again when it is done.
+                    self._queued.discard(owner)
+                    self._again.add(owner)
+                    continue
+                self._active.add(owner)
+                try:
+                    await self._work_on(owner)
+                finally:
+                    self._active.discard(owner)
+                    if owner in self._again:
+                        self._again.discard(owner)
+                        self._enqueue(owner)  # before task_done, so drain_queue waits for it
             finally:
                 self._queue.task_done()
+
+    async def _work_on(self, owner: Owner) -> None:
+        try:
+            await asyncio.sleep(self.settings.consolidation_delay_s)
+            # Writes from here on queue the user again: this pass may not see them.
+            self._queued.discard(owner)
+            # A lease another process holds is not waited for: its holder looks for pending
+            # interactions again when it releases, and the sweeper takes what a crashed holder
+            # left once its lease has expired. So no worker idles behind another's lease.
+            outcomes = await self.consolidate(owner, wait=True, wait_lease=False)
+        except Exception:
+            # The interactions stay pending; a retry after a back-off picks them up.
+            log.exception("background consolidation failed")
+            self._retry_later(owner)
+        else:
+            if any(o.action == "deferred" for o in outcomes):
+                self._retry_later(owner)
+            else:
+                self._failures.pop(owner, None)
 
     async def _sweep(self) -> None:
         """Every sweep_interval_s, queue (at most sweep_batch) users whose pending interactions
@@ -346,8 +423,14 @@ class MemoryEngine:
 
     async def sweep_once(self) -> list[Owner]:
         """One pass of the sweeper: queue the users found (counted in `metrics`) and return them."""
-        skip = self._queued | self._retries.keys()
+        skip = self._queued | self._active | self._retries.keys()
         found = await self.leases.unattended(self.settings.sweep_batch, skip)
+        # Then users whose waiting turns' session has ended: their batch merges without a write.
+        due = await self.stores.waiting.due_users(
+            self.settings.sweep_batch - len(found), self.settings.merge_quiet_seconds, skip | set(found)
+        )
+        self._due.update(due)
+        found += due
         for owner in found:
             self._enqueue(owner)
         self.metrics.swept(len(found))
@@ -364,7 +447,21 @@ class MemoryEngine:
             self.metrics.observe_backlog(None)
             raise
         self.metrics.observe_backlog(backlog)
+        # Turns waiting for a batch merge are through the gate, so not pending: counted apart.
+        with contextlib.suppress(Exception):
+            await self.waiting_backlog()
         return backlog
+
+    async def waiting_backlog(self) -> WaitingBacklog:
+        """Turns waiting for their episode's batch merge over the whole database (no user named);
+        also sets the waiting gauges of `metrics` (NaN on failure)."""
+        try:
+            waiting = await self.stores.waiting.backlog()
+        except BaseException:
+            self.metrics.observe_waiting(None)
+            raise
+        self.metrics.observe_waiting(waiting)
+        return waiting
 
     # -- read path -----------------------------------------------------------------------------
 

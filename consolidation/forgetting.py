@@ -46,12 +46,28 @@ from graph.leases import LeaseStore
 from graph.models import Interaction, Owner, RunWrite
 from graph.validation import require_name, require_owner
 
-__all__ = ["Busy", "Forgetter", "Forgotten", "UserForgotten"]
+__all__ = ["Busy", "ForgetPreview", "Forgetter", "Forgotten", "UserForgotten"]
 TRIGGER = "forget"
 
 
 class Busy(GraphError):
     """The user's consolidation lease stayed taken for the whole wait; retry later."""
+
+
+@dataclass(frozen=True)
+class ForgetPreview:
+    """What forget_interaction would do now, read from the same plan; nothing is changed.
+
+    A surviving fact is listed as rebuilt: the real forget erases it instead when the consolidator,
+    given only the remaining turns, no longer states it (only the rebuild call can tell).
+    """
+
+    interaction_ids: list[str]
+    episode_ids: list[str]
+    fact_ids: list[str]
+    rebuilt_episode_ids: list[str]
+    rebuilt_fact_ids: list[str]
+    restored_fact_ids: list[str]
 
 
 @dataclass
@@ -89,8 +105,8 @@ class Forgetter:
             erasure = InteractionErasure(
                 interaction_id=plan.interaction_id,
                 lease_holder=holder,
-                episode_ids=[e.id for e in plan.episodes if e.erased],
-                fact_ids=[f.id for f in plan.facts if f.erased] + prepared.erased_fact_ids,
+                episode_ids=[e.id for e in plan.erased_episodes],
+                fact_ids=[f.id for f in plan.erased_facts] + prepared.erased_fact_ids,
                 episode_rewrites=prepared.episode_rewrites,
                 fact_rewrites=prepared.fact_rewrites,
                 runs=prepared.runs,
@@ -98,6 +114,26 @@ class Forgetter:
             return await self.store.erase_interaction(owner, erasure)
         finally:
             await self.leases.release(owner, holder)
+
+    async def preview_interaction(self, owner: Owner, interaction_id: str) -> ForgetPreview:
+        """The plan forget_interaction would follow, without a lease, LLM call or write."""
+        require_owner(owner.tenant, owner.user_id)
+        require_name("interaction id", interaction_id)
+        plan = await self.store.plan(owner, interaction_id)
+        erased_facts = [f.id for f in plan.erased_facts]
+        return ForgetPreview(
+            interaction_ids=[plan.interaction_id],
+            episode_ids=[e.id for e in plan.erased_episodes],
+            fact_ids=erased_facts,
+            rebuilt_episode_ids=[e.id for e in plan.kept_episodes],
+            rebuilt_fact_ids=[f.id for f in plan.kept_facts],
+            restored_fact_ids=await self.store.restorable(owner, erased_facts),
+        )
+
+    async def preview_user(self, owner: Owner) -> UserForgotten:
+        """What forget_user would erase now, counted; nothing is changed."""
+        require_owner(owner.tenant, owner.user_id)
+        return await self.store.user_counts(owner)
 
     async def forget_user(self, owner: Owner) -> UserForgotten:
         require_owner(owner.tenant, owner.user_id)
@@ -112,8 +148,7 @@ class Forgetter:
     # -- rebuilding what survives ---------------------------------------------------------------
 
     async def _prepare(self, owner: Owner, plan: InteractionPlan) -> _Prepared:
-        kept_episodes = [e for e in plan.episodes if not e.erased]
-        kept_facts = [f for f in plan.facts if not f.erased]
+        kept_episodes, kept_facts = plan.kept_episodes, plan.kept_facts
         needed = {i for e in kept_episodes for i in e.remaining} | {
             i for f in kept_facts for i in f.remaining
         }

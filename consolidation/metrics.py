@@ -17,6 +17,7 @@ from prometheus_client.process_collector import ProcessCollector
 from consolidation.llm.types import LLMError
 from graph.errors import LeaseLost, StoreUnavailable
 from graph.leases import Backlog
+from graph.waiting import WaitingBacklog
 
 # Why a consolidation pass (or one interaction of it) failed and was left pending:
 #   llm         the LLM call failed (unreachable, refused, malformed answer); the unit is deferred
@@ -96,6 +97,19 @@ class Metrics:
             registry=self.registry,
         )
 
+        # Turns through the gate that wait for their episode's batch merge (not pending).
+        self.waiting = Gauge(
+            "recmem_waiting_interactions",
+            "Interactions waiting for their episode's batch merge, over the whole database "
+            "(read when scraped; NaN when Neo4j did not answer).",
+            registry=self.registry,
+        )
+        self.waiting_users = Gauge(
+            "recmem_waiting_users",
+            "Users with interactions waiting for a batch merge (read when scraped).",
+            registry=self.registry,
+        )
+
     def failed(self, error: BaseException | str) -> None:
         """Count a failure: an error, or a class name from FAILURE_CLASSES."""
         name = error if isinstance(error, str) else failure_class(error)
@@ -115,3 +129,9 @@ class Metrics:
         self.pending_users.set(backlog.users if backlog else nan)
         self.pending_oldest_age.set(backlog.oldest_age_s if backlog else nan)
         self.pending_partial.set((1 if backlog.partial else 0) if backlog else nan)
+
+    def observe_waiting(self, waiting: WaitingBacklog | None) -> None:
+        """Set the waiting gauges; None (the read failed) sets them to NaN."""
+        nan = float("nan")
+        self.waiting.set(waiting.waiting if waiting else nan)
+        self.waiting_users.set(waiting.users if waiting else nan)

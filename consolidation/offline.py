@@ -357,6 +357,18 @@ def resolve_relative_dates(text: str, said_on: date) -> str:
     return _resolve_dates(text, said_on)[0]
 
 
+def annotate_relative_dates(text: str, said_on: date) -> str:
+    """Keep the speaker's words and add the absolute date after each relative one: "yesterday
+    (7 May 2023)", "last week (the week of 1 May 2023)". What a context shows of a turn."""
+    for pattern, phrase in _DATE_RULES:
+
+        def render(match: re.Match[str], phrase: _Phrase = phrase) -> str:
+            return f"{match[0]} ({phrase(match, said_on)[1]})"
+
+        text = re.sub(pattern, render, text, flags=re.IGNORECASE)
+    return text
+
+
 def _resolve_dates(text: str, said_on: date) -> tuple[str, bool]:
     """The text with absolute dates, and whether one of them is a single day."""
     to_a_day = False

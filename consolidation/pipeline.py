@@ -1,13 +1,18 @@
 """Consolidates one interaction: merge-first, else the recurrence gate, then semantic refinement.
 
+Merge-first is recurrence-gated: a turn close enough to a current episode waits for it (raw and
+recallable), and the episode absorbs its waiting turns in one merge once `merge_batch` of them have
+gathered, their session has ended, or a consolidate asks for everything (`flush`).
+
 Every LLM result is collected first and written in one transaction at the end, so a failure at
-any step leaves the interaction unconsolidated (and eligible again), never a half-written episode.
+any step leaves the interaction unconsolidated (and eligible again), never a half-written episode;
+the turns of a failed batch merge are still waiting.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TypeVar
@@ -46,6 +51,7 @@ from graph.models import (
     new_id,
 )
 from graph.recall import RecallSearch
+from graph.waiting import Waiting, WaitingGroup, WaitingStore
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -62,6 +68,7 @@ class Stores:
     episodes: EpisodeStore
     facts: FactStore
     consolidations: ConsolidationStore
+    waiting: WaitingStore
 
 
 def to_turn(unit: Interaction) -> Turn:
@@ -85,6 +92,7 @@ class UnitPipeline:
         self.consolidator = consolidator
         self.settings = settings
         self.metrics = metrics
+        self.waiting = stores.waiting
         self.gate = RecurrenceGate(
             settings.resolved_theta_sim, settings.resolved_theta_count, settings.resolved_gate_top_k
         )
@@ -106,53 +114,78 @@ class UnitPipeline:
                 facts=0,
                 include_consolidated=False,
             )
-            merged = await self._merge_first(owner, unit, found.episodes.dense, holder)
-            if merged is not None:
-                return merged
+            target = self._merge_target(found.episodes.dense)
+            if target is not None:
+                joined = await self._join(owner, unit, target, holder)
+                if joined is not None:
+                    return joined
             outcome = await self._recurrence(owner, unit, found.interactions.dense, holder)
             # A merge the LLM refused was a call too.
-            refused = 1 if self._merge_target(found.episodes.dense) is not None else 0
+            refused = 1 if target is not None else 0
             return replace(outcome, llm_calls=outcome.llm_calls + refused)
         except (Deferred, LeaseLost) as error:
-            if self.metrics is not None:
-                self.metrics.failed("lease_lost" if isinstance(error, LeaseLost) else "llm")
-            return ConsolidationOutcome(trigger_id=unit.id, action="deferred", error=str(error))
+            return self._deferred(unit.id, error)
 
-    # -- merge-first ---------------------------------------------------------------------------
+    def _deferred(self, trigger_id: str, error: Deferred | LeaseLost) -> ConsolidationOutcome:
+        if self.metrics is not None:
+            self.metrics.failed("lease_lost" if isinstance(error, LeaseLost) else "llm")
+        return ConsolidationOutcome(trigger_id=trigger_id, action="deferred", error=str(error))
 
-    async def _merge_first(
-        self, owner: Owner, unit: Interaction, hits: list[Hit[Episode]], holder: str
+    # -- merge-first, gated by recurrence ------------------------------------------------------
+
+    async def _join(
+        self, owner: Owner, unit: Interaction, target: Hit[Episode], holder: str
     ) -> ConsolidationOutcome | None:
-        target = self._merge_target(hits)
-        if target is None:
-            return None
+        """Wait for the episode, or, as the `merge_batch`-th turn waiting for it, merge them all.
+        None when the LLM refused the merge: the turns waiting stop waiting, `unit` meets the gate."""
         episode, similarity = target.item, target.score
+        batch = self.settings.merge_batch
+        # merge_batch 1 is the per-turn merge: no turn ever waits, so nothing to read.
+        waiting = await self.waiting.for_episode(owner, episode.id) if batch > 1 else []
+        if len(waiting) + 1 < batch:
+            await self.waiting.mark(owner, unit.id, episode.id, similarity, holder)
+            return ConsolidationOutcome(trigger_id=unit.id, action="none", waiting_for=episode.id)
+        merged = await self._merge(owner, unit, episode, [*waiting, Waiting(unit, similarity)], holder)
+        if merged is None and waiting:
+            await self.waiting.release(owner, [w.turn.id for w in waiting], holder, regate=False)
+        return merged
+
+    async def _merge(
+        self, owner: Owner, trigger: Interaction, episode: Episode, joined: list[Waiting], holder: str
+    ) -> ConsolidationOutcome | None:
+        """One merge_episode call over every joining turn, then refine_facts, then one commit.
+        None when the LLM refused (its run is recorded); raises Deferred when a call failed."""
+        turns = in_time_order([w.turn for w in joined])
         merge_input = MergeInput(
             episode_summary=episode.summary,
             episode_first_at=episode.first_at,
             episode_last_at=episode.last_at,
-            new_turns=[to_turn(unit)],
+            new_turns=[to_turn(t) for t in turns],
         )
-        read = [episode.id, unit.id]
+        read = [episode.id, *(t.id for t in turns)]
         result = await self._call(
-            owner, "merge_episode", unit.id, read, self.consolidator.decide_merge(merge_input)
+            owner, "merge_episode", trigger.id, read, self.consolidator.decide_merge(merge_input)
         )
-        run = self._run("merge_episode", result.usage, unit.id, read, 1, self.settings.merge_threshold)
+        run = self._run(
+            "merge_episode", result.usage, trigger.id, read, len(turns), self.settings.merge_threshold
+        )
         decision = result.value
         if not decision.continues or not decision.summary:
             await self.stores.consolidations.record_runs(owner, [run])
             return None
+        # The new version holds from the newest turn it absorbed (the merged turn, for one).
+        at = turns[-1].occurred_at
         new_version = await self._episode_write(
             episode.title,
             decision.summary,
             run.id,
-            [(unit.id, similarity)],
-            first_at=min(episode.first_at, unit.occurred_at),
-            last_at=max(episode.last_at, unit.occurred_at),
-            valid_from=unit.occurred_at,
+            [(w.turn.id, w.similarity) for w in joined],
+            first_at=min(episode.first_at, turns[0].occurred_at),
+            last_at=max(episode.last_at, at),
+            valid_from=at,
             previous_id=episode.id,
         )
-        return await self._refine_and_commit(owner, unit, [unit], new_version, run, holder, episode)
+        return await self._refine_and_commit(owner, trigger, turns, new_version, run, holder, episode, at)
 
     def _merge_target(self, hits: list[Hit[Episode]]) -> Hit[Episode] | None:
         """The nearest current episode when it is close enough to ask the LLM for a merge."""
@@ -160,12 +193,53 @@ class UnitPipeline:
             return None
         return hits[0]
 
+    async def flush(
+        self, owner: Owner, holder: str, *, everything: bool
+    ) -> AsyncIterator[ConsolidationOutcome]:
+        """Merge every group of waiting turns that is due (all of them with `everything`), one
+        outcome per group; stops after a deferred one (its turns stay waiting)."""
+        found = await self.waiting.groups(
+            owner,
+            batch=self.settings.merge_batch,
+            quiet_s=self.settings.merge_quiet_seconds,
+            everything=everything,
+        )
+        due = [g for g in found.groups if g.due]
+        for group in due:
+            outcome = await self._flush_group(owner, group, holder)
+            yield outcome
+            if outcome.action == "deferred":
+                return
+        if found.flagged and len(due) == len(found.groups):
+            await self.waiting.settle(owner)
+
+    async def _flush_group(self, owner: Owner, group: WaitingGroup, holder: str) -> ConsolidationOutcome:
+        newest = group.turns[-1].turn
+        ids = [w.turn.id for w in group.turns]
+        try:
+            if group.episode is None:
+                # The episode was forgotten meanwhile: the turns meet the gate again.
+                await self.waiting.release(owner, ids, holder, regate=True)
+                return ConsolidationOutcome(trigger_id=newest.id, action="none")
+            merged = await self._merge(owner, newest, group.episode, group.turns, holder)
+            if merged is None:
+                await self.waiting.release(owner, ids, holder, regate=False)
+                return ConsolidationOutcome(trigger_id=newest.id, action="none", llm_calls=1)
+            return merged
+        except (Deferred, LeaseLost) as error:
+            return self._deferred(newest.id, error)
+
     # -- recurrence gate -----------------------------------------------------------------------
 
     async def _recurrence(
         self, owner: Owner, unit: Interaction, candidates: list[Hit[Interaction]], holder: str
     ) -> ConsolidationOutcome:
         decision = self.gate.decide(unit, candidates)
+        if decision.open and decision.neighbors:
+            # Turns waiting for an episode have a topic already: they are no recurring neighbours.
+            waiting = await self.waiting.among(owner, [h.item.id for h in decision.neighbors])
+            if waiting:
+                decision = self.gate.decide(unit, [h for h in candidates if h.item.id not in waiting])
         if not decision.open:
             # The caller marks it as gated when it releases the lease (one write per pass).
             return ConsolidationOutcome(trigger_id=unit.id, action="none")
@@ -191,7 +265,7 @@ class UnitPipeline:
             last_at=turns[-1].occurred_at,
             valid_from=turns[0].occurred_at,
         )
-        return await self._refine_and_commit(owner, unit, turns, episode, run, holder, None)
+        return await self._refine_and_commit(owner, unit, turns, episode, run, holder, None, unit.occurred_at)
 
     # -- semantic refinement and the single commit ---------------------------------------------
 
@@ -204,6 +278,7 @@ class UnitPipeline:
         episode_run: RunWrite,
         holder: str,
         previous: Episode | None,
+        at: datetime,
     ) -> ConsolidationOutcome:
         related = await self._related_facts(owner, episode.embedding)
         refine_input = RefineInput(
@@ -214,9 +289,16 @@ class UnitPipeline:
             ],
         )
         read = [episode.id, *(t.id for t in turns), *(f.id for f in related)]
-        result = await self._call(
-            owner, "refine_facts", unit.id, read, self.consolidator.refine_facts(refine_input)
-        )
+        try:
+            result = await self._call(
+                owner, "refine_facts", unit.id, read, self.consolidator.refine_facts(refine_input)
+            )
+        except Deferred:
+            # The episode's call was made and answered, so it is accounted for; its product was
+            # never written, which its status says.
+            discarded = replace(episode_run, status="discarded", error="refine_facts failed")
+            await self.stores.consolidations.record_runs(owner, [discarded])
+            raise
         refine_run = self._run("refine_facts", result.usage, unit.id, read, len(turns), None)
         facts = await self._fact_writes(result.value, turns, {f.id for f in related}, unit)
         write = ConsolidationWrite(
@@ -224,7 +306,7 @@ class UnitPipeline:
             facts=facts,
             runs=[with_products(episode_run, [episode.id]), with_products(refine_run, [f.id for f in facts])],
             consolidated_ids=[t.id for t in turns],
-            at=unit.occurred_at,
+            at=at,
             facts_run_id=refine_run.id,
             lease_holder=holder,
         )

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
+
+import numpy as np
 
 from consolidation import context as contexts
 from consolidation.embedders import Embedder
+from consolidation.offline import annotate_relative_dates
 from consolidation.pipeline import Stores
+from consolidation.sentences import WHOLE_TURNS, Matrix, focus
 from consolidation.tokens import count_tokens
 from consolidation.types import Budgets, Context, Recall, RecallHit
 from graph.models import Episode, Fact, Hit, Interaction, Owner
@@ -26,10 +30,22 @@ TOKENS_PER_EPISODE = 100
 
 
 class Recaller:
-    def __init__(self, stores: Stores, search: RecallSearch, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        stores: Stores,
+        search: RecallSearch,
+        embedder: Embedder,
+        *,
+        focus: bool = True,
+        dates: bool = True,
+    ) -> None:
         self.stores = stores
         self.search = search
         self.embedder = embedder
+        # Whether a context shows lower-ranked turns by their sentences closest to the query, and
+        # the absolute date beside each relative one ("yesterday (7 May 2023)").
+        self.focus = focus
+        self.dates = dates
 
     async def recall(
         self,
@@ -71,7 +87,7 @@ class Recaller:
         wanted = (epi, sem) if tokens is None else (_all(found.episodes), _all(found.facts))
         # Provenance only for what is returned.
         sources = await self.search.sources(owner, _ids(wanted[0]), _ids(wanted[1]))
-        context = None if tokens is None else _context(found, sources, tokens)
+        context = None if tokens is None else await self._context(owner, found, sources, tokens, vector)
         return Recall(
             query,
             as_of,
@@ -80,6 +96,28 @@ class Recaller:
             _fact_hits(sem, sources),
             context,
         )
+
+    async def _context(
+        self, owner: Owner, found: RecallCandidates, sources: Sources, tokens: int, vector: list[float]
+    ) -> Context:
+        ranked = _ranked(found, sources)
+        shown: dict[str, str] = {}  # turn id -> its text as the context shows it
+        if self.focus:
+            shown = await self._focused(owner, ranked, np.asarray(vector, dtype=np.float32))
+        if self.dates:
+            shown = _dated(ranked, shown)
+        return contexts.assemble(contexts.shown_as(ranked, shown), tokens, count_tokens)
+
+    async def _focused(self, owner: Owner, ranked: list[contexts.Ranked], query: Matrix) -> dict[str, str]:
+        """Each turn below the best `WHOLE_TURNS` that has stored sentence vectors, by its
+        sentences closest to the query (consolidation/sentences.py), where that cuts something."""
+        later = [r.hit for r in ranked if r.hit.layer == "subconscious"][WHOLE_TURNS:]
+        stored = await self.search.sentence_vectors(owner, [h.id for h in later])
+        return {
+            hit.id: text
+            for hit in later
+            if hit.id in stored and (text := focus(hit.text, stored[hit.id], query)) is not None
+        }
 
     async def _as_of(
         self, owner: Owner, vector: list[float], budgets: Budgets, as_of: datetime, include_consolidated: bool
@@ -135,16 +173,28 @@ def _ids(hits: Sequence[Hit[T]]) -> list[str]:
     return list(dict.fromkeys(h.item.id for h in hits))
 
 
-def _context(found: RecallCandidates, sources: Sources, tokens: int) -> Context:
+def _dated(ranked: list[contexts.Ranked], shown: dict[str, str]) -> dict[str, str]:
+    """`shown` with the absolute date after each relative one in every turn, against the day the
+    turn was said: an LLM reading "yesterday" in a turn listed under a day header may miss it."""
+    dated = dict(shown)
+    for entry in ranked:
+        hit = entry.hit
+        if isinstance(hit.item, Interaction):
+            text = shown.get(hit.id, hit.text)
+            annotated = annotate_relative_dates(text, hit.item.occurred_at.astimezone(UTC).date())
+            if annotated != hit.text:
+                dated[hit.id] = annotated
+    return dated
+
+
+def _ranked(found: RecallCandidates, sources: Sources) -> list[contexts.Ranked]:
     memory = [
         *_episode_hits(found.episodes.dense + found.episodes.lexical, sources),
         *_fact_hits(found.facts.dense + found.facts.lexical, sources),
     ]
     turns = found.interactions
-    ranked = contexts.rank(
-        _interaction_hits(turns.dense), _interaction_hits(turns.lexical), memory, count_tokens
-    )
-    return contexts.assemble(ranked, tokens, count_tokens)
+    dense, lexical = _interaction_hits(turns.dense), _interaction_hits(turns.lexical)
+    return contexts.rank(dense, lexical, memory, count_tokens)
 
 
 async def _nothing() -> list[Any]:

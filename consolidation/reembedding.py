@@ -17,6 +17,7 @@ from typing import Protocol
 
 from consolidation.embedders import Embedder, build_embedder
 from consolidation.embedding_template import EmbeddingTemplate
+from consolidation.sentences import embed_turns
 from consolidation.wiring import AppSettings
 from graph.database import Database
 from graph.reembed import LAYERS, Layer, ReembedStore, StaleNode
@@ -112,8 +113,12 @@ class Reembedder:
             page = await self.store.page(layer, after, self.batch_size)
             if not page:
                 return written
-            vectors = await self.embedder.embed([self._text(layer, node) for node in page])
-            written += await self.store.write(layer, page, list(vectors))
+            texts = [self._text(layer, node) for node in page]
+            if layer == "Interaction":
+                vectors, sentences = await embed_turns(self.embedder, texts, [node.text for node in page])
+                written += await self.store.write(layer, page, vectors, sentences)
+            else:
+                written += await self.store.write(layer, page, list(await self.embedder.embed(texts)))
             self.progress.advanced(layer, len(page))
             if len(page) < self.batch_size:
                 return written

@@ -58,6 +58,13 @@ class EngineSettings(BaseSettings):
     theta_count: int | None = Field(default=None, ge=2)
     gate_top_k: int | None = Field(default=None, ge=1)
     merge_threshold: float = Field(default=0.75, ge=-1, le=1)
+    # Recurrence-gated merging (README, "Batched merges"): a turn at or above merge_threshold waits
+    # for its episode, recallable as a raw turn, and the episode absorbs its waiting turns in one
+    # merge (one merge_episode and one refine_facts call) once `merge_batch` have gathered, once
+    # their session has ended (another session began, or nothing was written for
+    # `merge_quiet_seconds`), or on an explicit consolidate. merge_batch=1: a merge per turn.
+    merge_batch: int = Field(default=16, ge=1, le=1000)
+    merge_quiet_seconds: float = Field(default=600.0, ge=0, le=7 * 86400)
     max_text_bytes: int = Field(default=32 * 1024, ge=1)
     lease_seconds: float = Field(default=120.0, gt=0)
     # background: remember answers once the interaction is durable and a worker in the same process
@@ -71,6 +78,11 @@ class EngineSettings(BaseSettings):
     # acknowledged. Kept under the API's request timeout (120 s).
     inline_consolidation_budget_s: float = Field(default=60.0, gt=0)
     include_consolidated: bool = False
+    # A token-budgeted context shows a turn below its best-ranked few by its sentences closest to
+    # the query only (consolidation/sentences.py). False: every turn whole, as plain retrieval.
+    context_focus: bool = True
+    # ... and writes the absolute date beside each relative one in a turn ("yesterday (7 May 2023)").
+    context_dates: bool = True
     # What an interaction is embedded as (consolidation/embedding_template.py); the database
     # records it, and `recmem db reembed` rebuilds the vectors after a change.
     embedding_template: str = DEFAULT_TEMPLATE
@@ -83,6 +95,13 @@ class EngineSettings(BaseSettings):
     # doubled on each further failure of that user up to the maximum, without waiting for a write.
     consolidation_retry_s: float = Field(default=2.0, gt=0, le=3600)
     consolidation_retry_max_s: float = Field(default=60.0, gt=0, le=3600)
+    # Background mode: how many users one process consolidates at once (each still one pass at a
+    # time, under its lease). Other processes on the same database share the work through the
+    # leases and the sweeper.
+    worker_concurrency: int = Field(default=4, ge=1, le=256)
+    # The `consolidations` subscription reads consolidations other processes committed from the
+    # database every this many seconds (only for users someone subscribes to): their latency.
+    event_poll_s: float = Field(default=0.5, gt=0, le=60)
 
     @field_validator("embedding_template")
     @classmethod

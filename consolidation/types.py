@@ -56,6 +56,8 @@ class ConsolidationOutcome:
     consolidated_ids: list[str] = field(default_factory=list)
     llm_calls: int = 0
     error: str | None = None
+    # action "none" for a turn that now waits for this episode's batch merge (pipeline.py).
+    waiting_for: str | None = None
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ class User:
 class UserStats:
     interactions: int
     consolidated: int
+    pending: int
     episodes: int
     episode_versions: int
     active_facts: int
@@ -128,11 +129,11 @@ class BrowseStore:
         return await self._nodes("runs", tenant, ids, run_from)
 
     async def users(self, tenant: str, ids: list[str]) -> dict[str, User]:
-        rows = await self._read("users", tenant, ids)
-        return {
-            r["user"]["id"]: User(r["user"]["id"], r["user"]["tenant"], to_python(r["user"]["created_at"]))
-            for r in rows
-        }
+        return {r["user"]["id"]: _user(r["user"]) for r in await self._read("users", tenant, ids)}
+
+    async def tenant_name(self, tenant: str) -> str | None:
+        rows = await self.db.read("queries/browse/tenant", tenant=tenant)
+        return str(rows[0]["name"]) if rows and rows[0]["name"] is not None else None
 
     async def user_stats(self, owner: Owner) -> UserStats | None:
         rows = await self.db.read("queries/browse/user_stats", **owner.params())
@@ -210,6 +211,22 @@ class BrowseStore:
     async def run_page(self, owner: Owner, request: PageRequest, *, op: str | None) -> Page[ConsolidationRun]:
         return await self._page("runs", owner, request, run_from, {"op": op})
 
+    async def user_page(self, tenant: str, request: PageRequest, *, search: str | None) -> Page[User]:
+        """A tenant's users by id, forward only; the cursor's key is unused (0), its id is the user's."""
+        rows = await self.db.read(
+            "queries/browse/pages/users_forward",
+            tenant=tenant,
+            after_id=request.after.id if request.after else None,
+            search=_search(search),
+            limit=request.limit + 1,
+        )
+        users = [_user(r["user"]) for r in rows]
+        return Page([(Cursor(0, u.id), u) for u in users[: request.limit]], len(users) > request.limit)
+
+    async def user_count(self, tenant: str, *, search: str | None) -> int:
+        rows = await self.db.read("queries/browse/user_count", tenant=tenant, search=_search(search))
+        return int(rows[0]["total"]) if rows else 0
+
     # -- helpers -------------------------------------------------------------------------------
 
     async def _read(self, name: str, tenant: str, ids: list[str]) -> list[Row]:
@@ -246,6 +263,15 @@ def _grouped(rows: list[Row], field: str, parse: Callable[[dict[str, Any]], T]) 
     for row in rows:
         found[row["anchor"]].append(parse(row[field]))
     return dict(found)
+
+
+def _user(data: dict[str, Any]) -> User:
+    return User(data["id"], data["tenant"], to_python(data.get("created_at")))
+
+
+def _search(search: str | None) -> str | None:
+    # An empty search keeps everything; Cypher lower-cases both sides (one notion of case).
+    return search or None
 
 
 def _replacement(data: dict[str, Any]) -> Replacement:

@@ -9,6 +9,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.database import Database, run
 from graph.errors import InvalidInput, LeaseLost
+from graph.event_log import append_event
 from graph.models import ConsolidationWrite, EpisodeWrite, FactWrite, Owner, RunWrite
 from graph.validation import require_aware, require_text, require_vector
 
@@ -49,6 +50,8 @@ class ConsolidationStore:
                     tx, "queries/consolidation/mark_consolidated", params | {"ids": write.consolidated_ids}
                 )
             await _record_runs(tx, owner, write.runs)
+            # In the same transaction: the event exists exactly when the consolidation does.
+            await append_event(tx, owner, write)
 
         await self.db.write_transaction(work)
 

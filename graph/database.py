@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -15,25 +16,40 @@ from neo4j import (
     AsyncSession,
     Record,
 )
-from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
+from neo4j.exceptions import (
+    DriverError,
+    IncompleteCommit,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
 
 from graph.cypher import statement
-from graph.errors import StoreUnavailable
+from graph.errors import StoreUnavailable, WriteOutcomeUnknown
 from graph.settings import Neo4jSettings
 
 T = TypeVar("T")
 # A read that meets a transient failure (a leader switch, a deadlock victim) is tried again.
 READ_ATTEMPTS = 3
 READ_RETRY_DELAY_S = 0.2
+# A transaction that meets one is tried again with backoff from the first delay, doubling up to
+# the last, for as long as the store's retry window (Neo4jSettings.retry_seconds) allows.
+TX_RETRY_DELAY_S = 0.2
+TX_RETRY_MAX_DELAY_S = 1.0
+DEFAULT_RETRY_S = Neo4jSettings.model_fields["retry_seconds"].default
 Row = dict[str, Any]
 
 
 class Database:
     """Runs named Cypher statements (``cypher/<name>.cypher``) with parameters only."""
 
-    def __init__(self, driver: AsyncDriver, name: str = "neo4j") -> None:
+    def __init__(self, driver: AsyncDriver, name: str = "neo4j", *, retry_s: float = DEFAULT_RETRY_S) -> None:
         self.driver = driver
         self.name = name
+        # The longest a statement is retried after transient failures before it raises: what
+        # bounds a request's wait while Neo4j is unreachable.
+        self.retry_s = retry_s
         # Counts statements sent, so tests can bound round trips (no N+1).
         self.round_trips = 0
         # Every session of this process shares bookmarks: on a cluster a read follows this
@@ -53,10 +69,13 @@ class Database:
             settings.uri,
             auth=auth,
             connection_timeout=settings.connection_timeout_s,
-            max_transaction_retry_time=15.0,
+            connection_acquisition_timeout=settings.acquisition_timeout_s,
+            # The driver's own retries are off (one attempt, see _execute): they back off 1, 2,
+            # 4, 8 s, so a request could wait a whole step past any window set here.
+            max_transaction_retry_time=0.0,
             notifications_min_severity="OFF",
         )
-        return cls(driver, settings.database)
+        return cls(driver, settings.database, retry_s=settings.retry_seconds)
 
     async def close(self) -> None:
         await self.driver.close()
@@ -70,6 +89,8 @@ class Database:
     async def read(self, name: str, **params: Any) -> list[Row]:
         """One statement in an auto-commit read transaction: one round trip fewer than a managed
         transaction (no separate COMMIT), so transient failures are retried here instead."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.retry_s
         for attempt in range(READ_ATTEMPTS):
             self.round_trips += 1
             try:
@@ -77,7 +98,7 @@ class Database:
                     result = await session.run(statement(name), params)
                     return [_row(record) async for record in result]
             except (ServiceUnavailable, SessionExpired, TransientError) as error:
-                if attempt + 1 == READ_ATTEMPTS:
+                if attempt + 1 == READ_ATTEMPTS or loop.time() >= deadline:
                     if isinstance(error, TransientError):
                         raise
                     raise StoreUnavailable(f"Neo4j is not reachable: {error}") from error
@@ -95,17 +116,39 @@ class Database:
         return await self._execute("read", work)
 
     async def _execute(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        """`work` in a managed transaction, tried again after transient failures until the retry
+        window closes. A failure raised here means nothing committed, except WriteOutcomeUnknown:
+        the connection broke during COMMIT, which is never retried (`work` need not be
+        idempotent, and a second run could apply it twice)."""
+
         async def counted(tx: AsyncManagedTransaction) -> T:
             self.round_trips += 1
             return await work(tx)
 
-        try:
-            async with self._session(READ_ACCESS if mode == "read" else WRITE_ACCESS) as session:
-                if mode == "read":
-                    return await session.execute_read(counted)
-                return await session.execute_write(counted)
-        except (ServiceUnavailable, SessionExpired) as error:
-            raise StoreUnavailable(f"Neo4j is not reachable: {error}") from error
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.retry_s
+        delay = TX_RETRY_DELAY_S
+        while True:
+            try:
+                return await self._transaction(mode, counted)
+            except IncompleteCommit as error:
+                raise WriteOutcomeUnknown(f"the connection to Neo4j broke during COMMIT: {error}") from error
+            except (DriverError, Neo4jError) as error:
+                remaining = deadline - loop.time()
+                if not error.is_retryable() or remaining <= 0:
+                    if isinstance(error, ServiceUnavailable | SessionExpired):
+                        raise StoreUnavailable(f"Neo4j is not reachable: {error}") from error
+                    raise  # a transient error out of retries, a Cypher error: as the driver raised it
+                # Jitter spreads out the writers that failed together (one restart).
+                await asyncio.sleep(min(remaining, delay * random.uniform(0.5, 1.0)))  # noqa: S311
+                delay = min(TX_RETRY_MAX_DELAY_S, delay * 2)
+
+    async def _transaction(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        """One attempt (the driver's retries are off, see connect)."""
+        async with self._session(READ_ACCESS if mode == "read" else WRITE_ACCESS) as session:
+            if mode == "read":
+                return await session.execute_read(work)
+            return await session.execute_write(work)
 
 
 def _row(record: Record) -> Row:

@@ -20,7 +20,16 @@ class SchemaMismatch(GraphError):
 
 
 class StoreUnavailable(GraphError):
-    """Neo4j cannot be reached or answered with a transient failure after retries."""
+    """Neo4j cannot be reached or answered with a transient failure after retries.
+
+    Raised by a write, it means the write did not commit (the transaction was rolled back or
+    never reached COMMIT), except for its subclass WriteOutcomeUnknown."""
+
+
+class WriteOutcomeUnknown(StoreUnavailable):
+    """The connection broke while COMMIT was in flight (the driver's IncompleteCommit): the
+    transaction may or may not have committed. Never retried here: only an idempotent write
+    (one keyed by source_ref) is safe to send again."""
 
 
 class LocalServerError(GraphError):

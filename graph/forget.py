@@ -67,6 +67,24 @@ class InteractionPlan:
     episodes: list[EpisodeTouch]
     facts: list[FactTouch]
 
+    @property
+    def erased_episodes(self) -> list[EpisodeTouch]:
+        return [e for e in self.episodes if e.erased]
+
+    @property
+    def kept_episodes(self) -> list[EpisodeTouch]:
+        """Versions that survive and get their summary rebuilt from their other interactions."""
+        return [e for e in self.episodes if not e.erased]
+
+    @property
+    def erased_facts(self) -> list[FactTouch]:
+        return [f for f in self.facts if f.erased]
+
+    @property
+    def kept_facts(self) -> list[FactTouch]:
+        """Facts restated from their other interactions (or erased if those no longer state them)."""
+        return [f for f in self.facts if not f.erased]
+
 
 @dataclass(frozen=True)
 class EpisodeRewrite:
@@ -121,6 +139,10 @@ class UserForgotten:
     runs: int
 
 
+# What forgetting a user erases, in the order erase_user removes it.
+USER_LABELS = ("ConsolidationRun", "Fact", "Episode", "Interaction")
+
+
 class ForgetStore:
     def __init__(self, db: Database, dimension: int) -> None:
         self.db = db
@@ -146,6 +168,25 @@ class ForgetStore:
             ],
         )
 
+    async def restorable(self, owner: Owner, fact_ids: list[str]) -> list[str]:
+        """The facts erasing `fact_ids` would make current again (a read; changes nothing)."""
+        if not fact_ids:
+            return []
+        rows = await self.db.read("queries/forget/restorable_facts", **owner.params(), fact_ids=fact_ids)
+        return list(rows[0]["ids"]) if rows else []
+
+    async def user_counts(self, owner: Owner) -> UserForgotten:
+        """What erase_user would erase now, counted (a read; changes nothing)."""
+        rows = await self.db.read("queries/forget/owned_counts", **owner.params(), labels=list(USER_LABELS))
+        counts = {r["label"]: int(r["nodes"]) for r in rows}
+        return UserForgotten(
+            owner.user_id,
+            counts.get("Interaction", 0),
+            counts.get("Episode", 0),
+            counts.get("Fact", 0),
+            counts.get("ConsolidationRun", 0),
+        )
+
     async def erase_interaction(self, owner: Owner, erasure: InteractionErasure) -> Forgotten:
         self._validate(erasure)
         quantized = await self._quantized_labels()
@@ -155,11 +196,22 @@ class ForgetStore:
             params: dict[str, Any] = owner.params()
             erased_nodes = [erasure.interaction_id, *erasure.episode_ids, *erasure.fact_ids]
             runs = await run(tx, "queries/forget/delete_runs", params | {"node_ids": erased_nodes})
-            restored = await run(tx, "queries/forget/restore_facts", params | {"fact_ids": erasure.fact_ids})
+            await run(tx, "queries/forget/delete_events", params | {"node_ids": erased_nodes})
+            # Selected by the same statement as the preview's, then set.
+            restorable = await run(
+                tx, "queries/forget/restorable_facts", params | {"fact_ids": erasure.fact_ids}
+            )
+            restored = await run(
+                tx,
+                "queries/forget/restore_facts",
+                params | {"ids": restorable[0]["ids"] if restorable else []},
+            )
             await self._remove(tx, params, "Fact", erasure.fact_ids, quantized)
             for episode_id in erasure.episode_ids:
                 await run(tx, "queries/forget/mend_episode_chain", params | {"id": episode_id})
             await self._remove(tx, params, "Episode", erasure.episode_ids, quantized)
+            if erasure.episode_ids:
+                await run(tx, "queries/forget/release_waiting", params | {"episode_ids": erasure.episode_ids})
             await run(tx, "queries/forget/redact_triggers", params | {"id": erasure.interaction_id})
             if not await run(tx, "queries/forget/relink_stream", params | {"id": erasure.interaction_id}):
                 raise NotFound(f"interaction {erasure.interaction_id!r} not found")
@@ -187,7 +239,7 @@ class ForgetStore:
             if not await run(tx, "queries/forget/lock_user", params):
                 raise NotFound(f"user {owner.user_id!r} not found")
             counts = {}
-            for label in ("ConsolidationRun", "Fact", "Episode", "Interaction"):
+            for label in USER_LABELS:
                 ids = (await run(tx, "queries/forget/owned_ids", params | {"label": label}))[0]["ids"]
                 counts[label] = await self._remove(tx, params, label, list(ids), quantized)
             await run(tx, "queries/forget/delete_user", params)

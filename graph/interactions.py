@@ -132,6 +132,7 @@ class _Plan:
         for index, item in enumerate(items):
             # Checked (and packed) for every item before anything is written, repeats included.
             embedding = vector_param(f"interaction {index} embedding", item.embedding, dimension)
+            _check_sentence_vectors(f"interaction {index} sentence vectors", item.sentence_vectors, dimension)
             ref = item.source_ref
             if ref is not None and ref in first:
                 self.ids.append(first[ref])
@@ -164,4 +165,12 @@ def _row(record_id: str, item: NewInteraction, embedding: Vector) -> dict[str, A
         "occurred_at": item.occurred_at.isoformat(),
         "source_ref": item.source_ref,
         "embedding": embedding,
+        "sentence_vectors": item.sentence_vectors,
     }
+
+
+def _check_sentence_vectors(where: str, packed: bytes | None, dimension: int) -> None:
+    """Whole float16 rows of the index's dimension, or nothing."""
+    if packed is not None and (not packed or len(packed) % (2 * dimension)):
+        rows = f"{dimension}-d float16 rows"
+        raise InvalidInput(f"{where}: {len(packed)} bytes is not a whole number of {rows}")

@@ -47,6 +47,9 @@ class NewInteraction:
     embedding: VectorValues
     session_id: str | None = None
     source_ref: str | None = None
+    # Its sentences' unit vectors as float16 bytes, row after row (consolidation/sentences.py);
+    # None for a turn of one sentence.
+    sentence_vectors: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,8 @@ class Interaction:
     consolidated: bool
     source_ref: str | None
     consolidated_at: datetime | None = None
+    # Whether the recurrence gate has yet to run on it; None when the read did not fetch that.
+    pending: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,13 @@ class RecallSearch:
             facts=_layer(dense_row, lexical_row, "facts", fact_from),
         )
 
+    async def sentence_vectors(self, owner: Owner, ids: list[str]) -> dict[str, bytes]:
+        """Interaction id -> its packed sentence vectors, for those of `ids` that have them."""
+        if not ids:
+            return {}
+        rows = await self.db.read("queries/recall/sentence_vectors", **owner.params(), ids=ids)
+        return {row["id"]: bytes(row["vectors"]) for row in rows}
+
     async def sources(self, owner: Owner, episode_ids: list[str], fact_ids: list[str]) -> Sources:
         if not episode_ids and not fact_ids:
             return Sources({}, {})

@@ -30,6 +30,8 @@ def interaction_from(data: dict[str, Any]) -> Interaction:
         consolidated=bool(data["consolidated"]),
         source_ref=data.get("source_ref"),
         consolidated_at=instant(data.get("consolidated_at")),
+        # Pending means `gate_checked = false`, as the sweeper and the backlog count it.
+        pending=data["gate_checked"] is False if "gate_checked" in data else None,
     )
 
 

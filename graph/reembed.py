@@ -62,16 +62,24 @@ class ReembedStore:
         rows = await self.db.read(_PAGES[layer], key=self.key, tenant=self.tenant, after=after, limit=limit)
         return [_stale(row) for row in rows]
 
-    async def write(self, layer: Layer, nodes: Sequence[StaleNode], vectors: Sequence[VectorValues]) -> int:
-        """Store the vectors and mark the nodes, in one transaction; how many were written (a node
-        changed or erased since it was read is not)."""
+    async def write(
+        self,
+        layer: Layer,
+        nodes: Sequence[StaleNode],
+        vectors: Sequence[VectorValues],
+        sentence_vectors: Sequence[bytes | None] | None = None,
+    ) -> int:
+        """Store the vectors (and an interaction's packed sentence vectors) and mark the nodes, in
+        one transaction; how many were written (a node changed or erased since it was read is not)."""
+        sentences = sentence_vectors if sentence_vectors is not None else [None] * len(nodes)
         rows = [
             {
                 "id": node.id,
                 "text": node.text,
                 "embedding": vector_param(f"vector of {node.id}", v, self.dimension),
+                "sentence_vectors": packed,
             }
-            for node, v in zip(nodes, vectors, strict=True)
+            for node, v, packed in zip(nodes, vectors, sentences, strict=True)
         ]
         written = await self.db.write(_WRITES[layer], rows=rows, key=self.key)
         return int(written[0]["written"]) if written else 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import SecretStr, model_validator
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # The one place the Neo4j release is pinned. 2026.08 is the newest release on Maven Central that runs
@@ -32,7 +32,14 @@ class Neo4jSettings(BaseSettings):
     # When unset and the URI points at the local server, the generated password file is read.
     password: SecretStr | None = None
     database: str = "neo4j"
-    connection_timeout_s: float = 10.0
+    # Together these bound how long a request waits for an unreachable Neo4j before it answers
+    # UNAVAILABLE (README, "Errors"): a write is retried for at most `retry_seconds`, each attempt
+    # waiting at most `acquisition_timeout_s` for a connection (which includes opening one, itself
+    # bounded by `connection_timeout_s`). Under a refused connection (Neo4j down on a reachable
+    # host) an attempt fails at once, so a write answers within `retry_seconds` and a bit.
+    connection_timeout_s: float = Field(default=5.0, gt=0)
+    acquisition_timeout_s: float = Field(default=6.0, gt=0)
+    retry_seconds: float = Field(default=5.0, ge=0)
 
     # Local server (`recmem neo4j ...`).
     version: str = NEO4J_VERSION
@@ -49,6 +56,8 @@ class Neo4jSettings(BaseSettings):
     def _default_uri(self) -> Neo4jSettings:
         if not self.uri:
             self.uri = f"bolt://127.0.0.1:{self.port}"
+        # The driver requires it: acquiring a connection may mean opening one.
+        self.acquisition_timeout_s = max(self.acquisition_timeout_s, self.connection_timeout_s)
         return self
 
     @property

@@ -63,14 +63,29 @@ class RateLimited(MemoryClientError):
 class Unavailable(MemoryClientError):
     """Temporarily unable to serve (Neo4j or the LLM down, a request timeout); retry later.
 
-    `retry_after` is set when the response carried a Retry-After header."""
+    `retry_after` is set when the response carried a Retry-After header. For a failed remember the
+    service says whether it was written: `written` is False (not stored) or "unknown" (the store
+    went away during the commit), and `source_refs` are the keys to resend it with: a resend with
+    them stores each interaction at most once (None and () when the service did not say)."""
 
     code: str | None = "UNAVAILABLE"
     retry_after: float | None
+    written: bool | str | None
+    source_refs: tuple[str, ...]
 
-    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        written: bool | str | None = None,
+        source_refs: Sequence[str] = (),
+        **kwargs: Any,
+    ) -> None:
         super().__init__(message, **kwargs)
         self.retry_after = retry_after
+        self.written = written
+        self.source_refs = tuple(source_refs)
 
 
 class ConnectionFailed(Unavailable):

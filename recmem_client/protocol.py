@@ -129,9 +129,25 @@ def _build(
         "status": response.status_code,
         "errors": errors,
     }
-    if issubclass(cls, RateLimited | Unavailable):
-        return cls(message, retry_after=retry_after(response.headers.get("retry-after")), **common)
+    hint = retry_after(response.headers.get("retry-after"))
+    if issubclass(cls, Unavailable):
+        return cls(message, retry_after=hint, **_write_outcome(errors), **common)
+    if issubclass(cls, RateLimited):
+        return cls(message, retry_after=hint, **common)
     return cls(message, **common)
+
+
+def _write_outcome(errors: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """`written` and `sourceRefs` of a failed remember (api/errors.py), from its first error."""
+    extensions = errors[0].get("extensions") if errors else None
+    if not isinstance(extensions, Mapping):
+        return {}
+    written = extensions.get("written")
+    refs = extensions.get("sourceRefs")
+    return {
+        "written": written if isinstance(written, bool | str) else None,
+        "source_refs": [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else (),
+    }
 
 
 def retry_after(value: str | None, now: datetime | None = None) -> float | None:

@@ -29,6 +29,7 @@ async def main(tenant: str, user: str, prefix: str, count: int) -> None:
             theta_sim=0.3,
             theta_count=3,
             merge_threshold=0.6,
+            merge_batch=1,
             consolidation_mode="inline",
             embedding_template="{text}",
         ),

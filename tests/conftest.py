@@ -97,6 +97,8 @@ def engine_settings(**overrides: object) -> EngineSettings:
         "theta_sim": 0.3,
         "theta_count": 3,
         "merge_threshold": 0.75,
+        # A merge per turn, which most tests assert; tests/test_gated_merge.py covers the batches.
+        "merge_batch": 1,
         "consolidation_mode": "inline",
         "embedding_template": TEST_TEMPLATE,
     }

@@ -1,5 +1,6 @@
-"""Pieces of the fault-injection tests (tests/test_faults.py): a private Neo4j, `recmem serve`
-subprocesses, a sweeper scoped to one tenant, and the graph's all-or-nothing invariants.
+"""Pieces of the fault-injection tests (tests/test_faults.py, tests/test_outage_shape.py): a
+private Neo4j, `recmem serve` subprocesses, a sweeper scoped to one tenant, driver failures
+injected at the storage boundary, and the graph's all-or-nothing invariants.
 
 Every process started here is stopped by the context manager that started it, on every path.
 """
@@ -7,6 +8,7 @@ Every process started here is stopped by the context manager that started it, on
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import signal
 import socket
@@ -17,18 +19,21 @@ from collections.abc import Awaitable, Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 import httpx
-from neo4j import AsyncDriver
+from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j.exceptions import IncompleteCommit, ServiceUnavailable
 
 from consolidation.engine import MemoryEngine
+from graph.database import Database
 from graph.local_server import LocalNeo4j
 from graph.models import Owner
 from graph.settings import Neo4jSettings
 from tests.conftest import TEST_TEMPLATE
 
 RECMEM = str(Path(sys.executable).parent / "recmem")
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -165,6 +170,59 @@ def running_service(
         yield service
     finally:
         service.stop()
+
+
+# -- driver failures at the storage boundary ----------------------------------------------------
+
+Fault = Literal["refused", "lost", "stalled"]
+# The statement being written, per task: the app's background work writes other statements
+# concurrently, and only the interactions' write is armed.
+_STATEMENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("statement", default=None)
+
+
+class FaultyDatabase(Database):
+    """A Database on another's driver whose interactions' write fails, once armed, with the real
+    driver exceptions, at each attempt (graph/database.py retries within its window):
+
+    - "refused": before anything is sent (ServiceUnavailable, as for Neo4j down): not written;
+    - "lost": after a real COMMIT, its answer lost (IncompleteCommit): written, unknown to the
+      caller;
+    - "stalled": after a real COMMIT, never answering (until a request timeout cancels it).
+
+    `after` attempts pass first; `attempts` counts the armed ones."""
+
+    WRITE = "queries/interactions/write_batch"
+
+    def __init__(self, db: Database, *, retry_s: float) -> None:
+        super().__init__(db.driver, db.name, retry_s=retry_s)
+        self.fault: Fault | None = None
+        self.spared = 0
+        self.attempts = 0
+
+    def arm(self, fault: Fault | None, *, after: int = 0) -> None:
+        self.fault, self.spared, self.attempts = fault, after, 0
+
+    async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        token = _STATEMENT.set(name)
+        try:
+            return await super().write(name, **params)
+        finally:
+            _STATEMENT.reset(token)
+
+    async def _transaction(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        if self.fault is None or _STATEMENT.get() != self.WRITE:
+            return await super()._transaction(mode, work)
+        if self.spared > 0:
+            self.spared -= 1
+            return await super()._transaction(mode, work)
+        self.attempts += 1
+        if self.fault == "refused":
+            raise ServiceUnavailable("injected: Couldn't connect to 127.0.0.1:7687 (connection refused)")
+        result = await super()._transaction(mode, work)
+        if self.fault == "lost":
+            raise IncompleteCommit("injected: the connection broke while waiting for COMMIT's answer")
+        await asyncio.sleep(3600)
+        return result
 
 
 # -- engines and the graph -----------------------------------------------------------------------

@@ -189,7 +189,7 @@ def own_stack(tmp_path: Path) -> Iterator[Stack]:
         settings,
         free_port(),
         RECMEM_NEO4J_HOME=str(settings.home),
-        # Shorter than the outage: a write waiting for Neo4j inside the driver's retries is
+        # Shorter than the outage: a write waiting for Neo4j inside the store's retries is
         # cancelled and answered UNAVAILABLE (it may have committed: the client resends it).
         RECMEM_API_REQUEST_TIMEOUT_S="5",
         RECMEM_SWEEP_INTERVAL_S="1",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -10,7 +11,7 @@ import strawberry
 from strawberry.types.arguments import InputContext
 
 from api.context import Context
-from api.errors import bad_input, not_found
+from api.errors import UNAVAILABLE_TYPES, bad_input, not_found, unavailable_write
 from api.schema.decorators import mutation, resolver
 from api.schema.events import ConsolidationEvent
 from api.schema.nodes import ID, Info, Interaction
@@ -18,6 +19,7 @@ from api.schema.query import UserId, require_user
 from consolidation.forgetting import Forgotten, UserForgotten
 from consolidation.types import Remembered, Unit
 from graph import models
+from graph.models import Owner
 from graph.validation import utf8_size
 
 
@@ -159,6 +161,11 @@ Consolidate = Annotated[
 ]
 
 
+# The sourceRef the service gives a unit sent without one (README, "Errors"): every write is then
+# keyed, and an error can name the key to resend it with, so that no retry stores it twice.
+GENERATED_REF_PREFIX = "recmem:"
+
+
 def _units(context: Context, units: list[UnitInput]) -> list[Unit]:
     limit = context.services.settings.max_batch
     if not units:
@@ -166,7 +173,42 @@ def _units(context: Context, units: list[UnitInput]) -> list[Unit]:
     if len(units) > limit:
         raise bad_input(f"a batch holds at most {limit} units; got {len(units)}")
     max_bytes = context.services.engine.settings.max_text_bytes
-    return [u.to_unit(max_bytes) for u in units]
+    return [_keyed(u.to_unit(max_bytes)) for u in units]
+
+
+def _keyed(unit: Unit) -> Unit:
+    if unit.source_ref is not None:
+        return unit
+    return unit.model_copy(update={"source_ref": f"{GENERATED_REF_PREFIX}{uuid.uuid4()}"})
+
+
+async def _remember(
+    context: Context, owner: Owner, units: list[Unit], consolidate: bool | None, *, batch: bool
+) -> list[Remembered]:
+    """The engine's write, its outcome told apart for the client: done (data), not written or
+    perhaps written (UNAVAILABLE with `written` and the sourceRefs to resend)."""
+    refs = [u.source_ref for u in units if u.source_ref is not None]
+    tracked = context.write_refs if context.write_refs is not None else []
+    tracked.extend(refs)  # until known not written: a request timeout names them (api/http.py)
+    engine = context.services.engine
+    try:
+        if batch:
+            done = await engine.remember_batch(owner, units, consolidate=consolidate)
+        else:
+            done = [await engine.remember(owner, units[0], consolidate=consolidate)]
+    except Exception as error:
+        for ref in refs:
+            tracked.remove(ref)
+        if isinstance(error, UNAVAILABLE_TYPES):
+            raise unavailable_write(error, refs) from error
+        raise
+    context.committed = True
+    return done
+
+
+def _committed(info: Info) -> None:
+    """A mutation field answers data only once its write committed (see Mutation)."""
+    info.context.committed = True
 
 
 @strawberry.type(
@@ -182,8 +224,8 @@ class Mutation:
         self, info: Info, input: RememberInput, consolidate: Consolidate = None
     ) -> RememberPayload | None:
         owner = info.context.owner(input.user_id)
-        (unit,) = _units(info.context, [input])
-        done = await info.context.services.engine.remember(owner, unit, consolidate=consolidate)
+        units = _units(info.context, [input])
+        (done,) = await _remember(info.context, owner, units, consolidate, batch=False)
         return RememberPayload.of(owner.user_id, done)
 
     @mutation(description="Store a bounded batch of interactions of one user in one transaction.")
@@ -191,15 +233,16 @@ class Mutation:
         self, info: Info, user_id: UserId, units: list[UnitInput], consolidate: Consolidate = None
     ) -> list[RememberPayload] | None:
         owner = info.context.owner(user_id)
-        batch = _units(info.context, units)
-        done = await info.context.services.engine.remember_batch(owner, batch, consolidate=consolidate)
+        done = await _remember(info.context, owner, _units(info.context, units), consolidate, batch=True)
         return [RememberPayload.of(owner.user_id, r) for r in done]
 
     @mutation(description="Consolidate the user's pending interactions now.")
     async def consolidate(self, info: Info, user_id: UserId) -> list[ConsolidationEvent] | None:
         await require_user(info, user_id)
         owner = info.context.owner(user_id)
-        outcomes = await info.context.services.engine.consolidate(owner, wait=True)
+        # Explicit: turns waiting for their episode's batch merge are merged too.
+        outcomes = await info.context.services.engine.consolidate(owner, wait=True, flush=True)
+        _committed(info)
         return [ConsolidationEvent.of(user_id, o) for o in outcomes]
 
     @mutation(description="Erase an interaction and everything derived only from it; rebuild what survives.")
@@ -212,6 +255,7 @@ class Mutation:
         forgotten = await info.context.services.forgetter.forget_interaction(
             info.context.owner(found.user_id), id
         )
+        _committed(info)
         info.context.fresh_loaders()
         return ForgetInteractionPayload.of(forgotten)
 
@@ -219,5 +263,6 @@ class Mutation:
     async def forget_user(self, info: Info, id: UserId) -> ForgetUserPayload | None:
         await require_user(info, id)
         forgotten = await info.context.services.forgetter.forget_user(info.context.owner(id))
+        _committed(info)
         info.context.fresh_loaders()
         return ForgetUserPayload.of(forgotten)

@@ -54,6 +54,8 @@ class Interaction(Node):
     consolidated: bool = strawberry.field(description="Whether an episode has absorbed it.")
     consolidated_at: datetime | None = strawberry.field(description="Valid time of its consolidation.")
     source_ref: str | None = strawberry.field(description="The caller's own id for it (idempotency key).")
+    # Whether the gate has yet to run on it, when the read that produced it fetched that.
+    known_pending: strawberry.Private[bool | None] = None
 
     @staticmethod
     def of(m: models.Interaction) -> Interaction:
@@ -68,7 +70,23 @@ class Interaction(Node):
             consolidated=m.consolidated,
             consolidated_at=m.consolidated_at,
             source_ref=m.source_ref,
+            known_pending=m.pending,
         )
+
+    @resolver(
+        description=(
+            "Whether the recurrence gate has not run on it yet (it waits for consolidation, as the "
+            "backlog counts it)."
+        )
+    )
+    async def pending(self, info: Info) -> bool:
+        if self.known_pending is not None:
+            return self.known_pending
+        if self.consolidated:
+            return False  # consolidation marks what it absorbs as checked
+        # Reads that skip the flag (recall hits, fresh writes): one batched lookup for all of them.
+        found = await info.context.loaders.interactions.load(self.id)
+        return bool(found is not None and found.pending)
 
     @resolver(description="Episode versions made (in part) from this interaction.")
     async def derived_episodes(self, info: Info) -> list[Episode]:

@@ -10,9 +10,17 @@ import strawberry
 
 from api.errors import not_found
 from api.schema.decorators import resolver
+from api.schema.explorer import (
+    ForgetInteractionPreview,
+    ForgetUserPreview,
+    UserConnection,
+    Viewer,
+    user_connection,
+)
 from api.schema.nodes import ID, ConsolidationRun, Episode, Fact, Info, Interaction, Node, load_node
 from api.schema.recall import Answer, BudgetInput, Recall
-from api.schema.user import AsOf, User
+from api.schema.user import After, AsOf, First, User
+from graph.errors import NotFound
 
 T = TypeVar("T")
 
@@ -109,6 +117,60 @@ class Query:
     @resolver(description="A user of the caller's tenant.")
     async def user(self, info: Info, id: UserId) -> User | None:
         return await require_user(info, id)
+
+    @resolver(description="The tenant the calling API key belongs to.")
+    def viewer(self, info: Info) -> Viewer:
+        return Viewer(tenant_id=ID(info.context.tenant))
+
+    @resolver(
+        description=(
+            "The tenant's users, ordered by id ascending; `search` keeps ids containing it "
+            "(case-insensitive)."
+        )
+    )
+    async def users(
+        self,
+        info: Info,
+        first: First = 20,
+        after: After = None,
+        search: Annotated[
+            str | None, strawberry.argument(description="Only ids containing this (case-insensitive).")
+        ] = None,
+    ) -> UserConnection:
+        return await user_connection(info, first, after, search)
+
+    @resolver(
+        description=(
+            "What forgetInteraction(id) would erase and rebuild; changes nothing. "
+            "Null when no such interaction."
+        )
+    )
+    async def forget_interaction_preview(
+        self, info: Info, id: Annotated[ID, strawberry.argument(description="The interaction.")]
+    ) -> ForgetInteractionPreview | None:
+        found = await info.context.loaders.interactions.load(id)
+        if found is None:
+            return None
+        owner = info.context.owner(found.user_id)
+        try:
+            preview = await info.context.services.forgetter.preview_interaction(owner, id)
+        except NotFound:  # forgotten in between
+            return None
+        return await ForgetInteractionPreview.load(info, preview)
+
+    @resolver(description="What forgetUser(id) would erase; changes nothing. Null when no such user.")
+    async def forget_user_preview(self, info: Info, id: UserId) -> ForgetUserPreview | None:
+        owner = info.context.owner(id)
+        if await info.context.loaders.users.load(id) is None:
+            return None
+        counts = await info.context.services.forgetter.preview_user(owner)
+        return ForgetUserPreview(
+            user_id=ID(counts.user_id),
+            interactions=counts.interactions,
+            episodes=counts.episodes,
+            facts=counts.facts,
+            runs=counts.runs,
+        )
 
     @resolver(description="A fact by id, with its provenance and history.")
     async def fact(self, info: Info, id: NodeId) -> Fact | None:

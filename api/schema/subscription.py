@@ -1,4 +1,4 @@
-"""Subscription: consolidation events of one user as they happen in this service process."""
+"""Subscription: consolidation events of one user, whichever service process consolidated."""
 
 from __future__ import annotations
 
@@ -19,8 +19,11 @@ DEFAULT_ACTIONS = (ConsolidationAction.CREATED, ConsolidationAction.MERGED)
 class Subscription:
     @subscription(
         description="An event per consolidation of the user: an episode created or merged, with its facts. "
-        "Events come from consolidations run by this service process. It may be opened before the "
-        "user's first write."
+        "Every CREATED and MERGED is reported whichever service process on the same database "
+        "consolidated: this process's own at once, another's within about RECMEM_EVENT_POLL_S "
+        "(0.5 s by default; read from the database's per-user event log while someone subscribes). "
+        "NONE and DEFERRED come only from this process's own decisions. Events are those committed "
+        "after the subscription opened. It may be opened before the user's first write."
     )
     async def consolidations(
         self,

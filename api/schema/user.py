@@ -54,6 +54,7 @@ AsOf = Annotated[
 class UserStats:
     interactions: int = strawberry.field(description="Interactions stored.")
     consolidated: int = strawberry.field(description="Interactions absorbed into episodes.")
+    pending: int = strawberry.field(description="Interactions the recurrence gate has not run on yet.")
     episodes: int = strawberry.field(description="Episodes (current versions).")
     episode_versions: int = strawberry.field(description="Episode versions, old ones included.")
     active_facts: int = strawberry.field(description="Facts in force.")

@@ -2,7 +2,9 @@
 MATCH (u:User {tenant: $tenant, id: $user_id})
 CALL (u) {
   OPTIONAL MATCH (i:Interaction {tenant: $tenant, user_id: $user_id})
-  RETURN count(i) AS interactions, count(CASE WHEN i.consolidated THEN 1 END) AS consolidated
+  RETURN count(i) AS interactions, count(CASE WHEN i.consolidated THEN 1 END) AS consolidated,
+         // Pending as the sweeper and the backlog count it: the gate has not run on it yet.
+         count(CASE WHEN i.gate_checked = false THEN 1 END) AS pending
 }
 CALL (u) {
   OPTIONAL MATCH (e:Episode {tenant: $tenant, user_id: $user_id})
@@ -18,5 +20,5 @@ CALL (u) {
   RETURN count(r) AS runs, coalesce(sum(r.prompt_tokens), 0) AS prompt_tokens,
          coalesce(sum(r.completion_tokens), 0) AS completion_tokens
 }
-RETURN interactions, consolidated, episodes, episode_versions, active_facts, superseded_facts,
+RETURN interactions, consolidated, pending, episodes, episode_versions, active_facts, superseded_facts,
        runs, prompt_tokens, completion_tokens

@@ -3,7 +3,8 @@
 // stay consistent under concurrent writers. Rows whose source_ref the user already has create
 // nothing (a retried write); the others get the next sequence numbers, in order, and are chained
 // with NEXT after the user's previous last interaction. Ids come from the caller; embeddings
-// arrive as float32 VECTOR parameters and are stored as float lists for the vector index.
+// arrive as float32 VECTOR parameters and are stored as float lists for the vector index; a
+// turn's sentence vectors (float16 bytes, for focusing a context on a query) are stored as sent.
 CYPHER 25
 MERGE (t:Tenant {id: $tenant})
 ON CREATE SET t.created_at = datetime()
@@ -26,7 +27,7 @@ CALL (u, fresh) {
     id: r.id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,
     session_id: r.session_id, speaker: r.speaker, text: r.text,
     occurred_at: datetime(r.occurred_at), seq: seq, consolidated: false, gate_checked: false,
-    source_ref: r.source_ref, created_at: datetime()
+    source_ref: r.source_ref, sentence_vectors: r.sentence_vectors, created_at: datetime()
   })
   CREATE (u)-[:HAS]->(n)
   WITH n, r

@@ -1,11 +1,11 @@
-// Stores a page's new vectors (float32 VECTOR parameters) and marks each node with the target's
-// key, in one transaction. A node whose text changed since its page was read (a forget rebuilt
-// it) is left alone, unmarked: the next pass embeds what it says now, and no vector of erased
-// text is written. A node that is gone is skipped.
+// Stores a page's new vectors (float32 VECTOR parameters; an interaction's sentence vectors as
+// float16 bytes) and marks each node with the target's key, in one transaction. A node whose
+// text changed since its page was read (a forget rebuilt it) is left alone, unmarked: the next
+// pass embeds what it says now, and no vector of erased text is written. A node that is gone is skipped.
 CYPHER 25
 UNWIND $rows AS r
 MATCH (n:Interaction {id: r.id})
 WHERE n.text = r.text
 CALL db.create.setNodeVectorProperty(n, 'embedding', toFloatList(r.embedding))
-SET n.embedding_key = $key
+SET n.embedding_key = $key, n.sentence_vectors = r.sentence_vectors
 RETURN count(n) AS written

@@ -1,0 +1,9 @@
+// Consolidation events that name any erased node (trigger, episode versions, facts, absorbed
+// interactions) go with it: the event log keeps no trace of forgotten memory.
+MATCH (e:ConsolidationEvent {tenant: $tenant, user_id: $user_id})
+WHERE e.trigger_id IN $node_ids OR e.episode_id IN $node_ids OR e.previous_episode_id IN $node_ids
+   OR any(i IN e.consolidated_ids WHERE i IN $node_ids)
+   OR any(i IN e.fact_ids + e.superseded_fact_ids WHERE i IN $node_ids)
+WITH collect(e) AS events
+FOREACH (e IN events | DETACH DELETE e)
+RETURN size(events) AS erased

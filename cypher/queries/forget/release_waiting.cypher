@@ -1,0 +1,8 @@
+// Turns waiting for a batch merge into an episode version being erased go through the recurrence
+// gate again (they find the version that becomes current, or another), instead of waiting for an
+// episode that no longer exists. A forgotten waiting turn itself needs nothing: it is erased.
+MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+WHERE n.awaits IN $episode_ids AND n.consolidated = false
+SET n.gate_checked = false
+REMOVE n.awaits, n.awaits_similarity
+RETURN count(n) AS released

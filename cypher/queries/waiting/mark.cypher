@@ -1,0 +1,20 @@
+// A turn that would merge into a current episode waits for it instead (recurrence-gated merging):
+// it is through the gate (gate_checked), stays unconsolidated (recallable as a raw turn) and names
+// the episode it waits for. Only an unconsolidated turn of this owner is marked. The user carries a
+// hint that it has waiting turns, so the sweeper can find quiet sessions without scanning turns.
+// Returns how many turns of this owner now wait for that episode.
+MATCH (u:User {tenant: $tenant, id: $user_id})
+OPTIONAL MATCH (n:Interaction {tenant: $tenant, user_id: $user_id, id: $id})
+WHERE n.consolidated = false
+CALL (n) {
+  WITH n WHERE n IS NOT NULL
+  SET n.awaits = $episode_id, n.awaits_similarity = $similarity, n.gate_checked = true
+}
+SET u.awaiting = true
+WITH u, count(n) AS marked
+CALL (u) {
+  MATCH (w:Interaction {tenant: $tenant, user_id: $user_id})
+  WHERE w.awaits = $episode_id AND w.consolidated = false
+  RETURN count(w) AS waiting
+}
+RETURN marked, waiting

@@ -1,0 +1,14 @@
+// Drops the user's hint that it has waiting turns once none is left (after a flush, or when a
+// forget removed them), so the sweeper stops looking at the user. The user is write-locked first,
+// as mark.cypher's lease check does, so a turn marked meanwhile keeps the hint.
+MATCH (u:User {tenant: $tenant, id: $user_id})
+WHERE u.awaiting = true
+SET u._lock = true
+REMOVE u._lock
+WITH u
+WHERE NOT EXISTS {
+  MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+  WHERE n.awaits IS NOT NULL AND n.consolidated = false
+}
+REMOVE u.awaiting
+RETURN count(u) AS settled

@@ -1,0 +1,154 @@
+// Episodes: the current versions, and one episode's version history with what each merge changed
+// (a word diff of the summaries) and the interactions each version rests on.
+import { diffWords } from "diff";
+import { useQuery } from "urql";
+import { Badge, count, Empty, ErrorBox, Loading, Time } from "../common";
+import { graphql } from "../gql";
+import type { EpisodeDetailQuery } from "../gql/graphql";
+import { useRefreshOnEvent } from "../live";
+import { href } from "../route";
+
+const LIST = graphql(`
+  query EpisodeList($user: ID!) {
+    user(id: $user) {
+      id
+      episodes(first: 100, current: true) {
+        nodes { id title version summary firstAt lastAt }
+      }
+    }
+  }
+`);
+
+const DETAIL = graphql(`
+  query EpisodeDetail($id: ID!) {
+    episode(id: $id) {
+      id
+      title
+      versions {
+        id
+        version
+        current
+        title
+        summary
+        validFrom
+        supersededAt
+        createdAt
+        sources { similarity interaction { id seq text occurredAt speaker } }
+        facts { id text kind status }
+      }
+    }
+  }
+`);
+
+export function Episodes({ user, id }: { user: string; id?: string }) {
+  return id ? <EpisodeDetail user={user} id={id} /> : <EpisodeList user={user} />;
+}
+
+function EpisodeList({ user }: { user: string }) {
+  const [{ data, fetching, error }, refetch] = useQuery({ query: LIST, variables: { user } });
+  useRefreshOnEvent(() => refetch({ requestPolicy: "network-only" }));
+  const episodes = data?.user?.episodes.nodes;
+  return (
+    <section aria-labelledby="episodes-title">
+      <h2 id="episodes-title">Episodes</h2>
+      {error && <ErrorBox error={error} retry={() => refetch({ requestPolicy: "network-only" })} />}
+      {fetching && !data && <Loading what="episodes" />}
+      {data && !episodes?.length && <Empty>No episodes yet: a topic becomes one once it recurs.</Empty>}
+      <ul className="cards">
+        {episodes?.map((episode) => (
+          <li key={episode.id} className="card">
+            <a href={href({ view: "episodes", user, id: episode.id })}>
+              <strong>{episode.title}</strong> <Badge tone="info">v{episode.version}</Badge>
+            </a>
+            <p>{episode.summary}</p>
+            <small>
+              <Time at={episode.firstAt} /> – <Time at={episode.lastAt} />
+            </small>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+type Version = NonNullable<EpisodeDetailQuery["episode"]>["versions"][number];
+
+function EpisodeDetail({ user, id }: { user: string; id: string }) {
+  const [{ data, fetching, error }, refetch] = useQuery({ query: DETAIL, variables: { id } });
+  useRefreshOnEvent(() => refetch({ requestPolicy: "network-only" }));
+  const episode = data?.episode;
+  // Oldest first, so each version is shown against the one it replaced.
+  const versions = episode ? [...episode.versions].sort((a, b) => a.version - b.version) : [];
+  return (
+    <section aria-labelledby="episode-title">
+      <p>
+        <a href={href({ view: "episodes", user })}>← All episodes</a>
+      </p>
+      {error && <ErrorBox error={error} retry={() => refetch({ requestPolicy: "network-only" })} />}
+      {fetching && !data && <Loading what="the episode" />}
+      {data && !episode && <Empty>This episode no longer exists.</Empty>}
+      {episode && (
+        <>
+          <h2 id="episode-title">{episode.title}</h2>
+          <p className="muted">{versions.length} versions; each merge shown as a diff of the summary it replaced.</p>
+          <ol className="versions" data-testid="episode-versions" reversed>
+            {versions
+              .map((version, index) => <VersionCard key={version.id} user={user} version={version} previous={versions[index - 1]} selected={version.id === id} />)
+              .reverse()}
+          </ol>
+        </>
+      )}
+    </section>
+  );
+}
+
+function VersionCard({ user, version, previous, selected }: { user: string; version: Version; previous?: Version; selected: boolean }) {
+  const parts = previous ? diffWords(previous.summary, version.summary) : null;
+  return (
+    <li className={`card version${selected ? " selected" : ""}`} data-testid="episode-version">
+      <h3>
+        Version {version.version} {version.current ? <Badge tone="ok">current</Badge> : <Badge tone="old">replaced <Time at={version.supersededAt} /></Badge>}
+      </h3>
+      <p className="muted small">
+        valid from <Time at={version.validFrom} />, written <Time at={version.createdAt} />
+      </p>
+      {parts ? (
+        <p className="diff" aria-label={`Changes from version ${previous?.version}`}>
+          {parts.map((part, index) =>
+            part.added ? (
+              <ins key={index}>{part.value}</ins>
+            ) : part.removed ? (
+              <del key={index}>{part.value}</del>
+            ) : (
+              <span key={index}>{part.value}</span>
+            ),
+          )}
+        </p>
+      ) : (
+        <p>{version.summary}</p>
+      )}
+      <details>
+        <summary>
+          {count(version.sources.length, "source")}, {count(version.facts.length, "fact")}
+        </summary>
+        <h4>Sources</h4>
+        <ul className="sources">
+          {version.sources.map((source) => (
+            <li key={source.interaction.id}>
+              #{source.interaction.seq} <Time at={source.interaction.occurredAt} /> {source.interaction.speaker}: “{source.interaction.text}”{" "}
+              {source.similarity != null && <small>(similarity {source.similarity.toFixed(2)})</small>}
+            </li>
+          ))}
+        </ul>
+        <h4>Facts refined from it</h4>
+        <ul>
+          {version.facts.map((fact) => (
+            <li key={fact.id}>
+              <a href={href({ view: "facts", user, id: fact.id })}>{fact.text}</a> <Badge tone={fact.status === "ACTIVE" ? "ok" : "old"}>{fact.status.toLowerCase()}</Badge>
+            </li>
+          ))}
+        </ul>
+      </details>
+    </li>
+  );
+}

@@ -1,0 +1,138 @@
+// The recall playground: a query, an as-of time, per-layer budgets and a token budget; the three
+// layers with scores and provenance, and the assembled context.
+import { type FormEvent, useState } from "react";
+import { useQuery } from "urql";
+import { Empty, ErrorBox, Loading, Time } from "../common";
+import { graphql } from "../gql";
+import { href } from "../route";
+
+const RECALL = graphql(`
+  query RecallPlayground($user: ID!, $query: String!, $asOf: DateTime, $budget: BudgetInput) {
+    recall(userId: $user, query: $query, asOf: $asOf, budget: $budget) {
+      query
+      asOf
+      subconscious { score interaction { id seq text occurredAt consolidated } }
+      episodic { score episode { id title version summary } sources { id seq text } }
+      semantic { score fact { id text kind status validFrom validTo } sources { id seq text } }
+      context { text tokens budget items { layer id line tokens score rankScore sourceIds } }
+    }
+  }
+`);
+
+type Form = { query: string; asOf: string; subconscious: number; episodic: number; semantic: number; tokens: string };
+type Asked = { query: string; asOf: string | null; budget: { subconscious: number; episodic: number; semantic: number; tokens: number | null } };
+
+function asked(form: Form): Asked {
+  // datetime-local has no zone: the field is labelled UTC, so read it as UTC.
+  const asOf = form.asOf ? new Date(`${form.asOf}:00Z`).toISOString() : null;
+  const tokens = form.tokens.trim() ? Number(form.tokens) : null;
+  return { query: form.query, asOf, budget: { subconscious: form.subconscious, episodic: form.episodic, semantic: form.semantic, tokens } };
+}
+
+export function RecallPlayground({ user }: { user: string }) {
+  const [form, setForm] = useState<Form>({ query: "", asOf: "", subconscious: 10, episodic: 5, semantic: 10, tokens: "400" });
+  const [request, setRequest] = useState<Asked | null>(null);
+  const set = (patch: Partial<Form>) => setForm((current) => ({ ...current, ...patch }));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setRequest(asked(form));
+  };
+  return (
+    <section aria-labelledby="recall-title">
+      <h2 id="recall-title">Recall playground</h2>
+      <form className="recall-form" onSubmit={submit}>
+        <label>
+          Query
+          <input value={form.query} onChange={(e) => set({ query: e.target.value })} required name="query" />
+        </label>
+        <label>
+          As of (UTC)
+          <input type="datetime-local" value={form.asOf} onChange={(e) => set({ asOf: e.target.value })} name="asOf" />
+        </label>
+        <fieldset>
+          <legend>Budget</legend>
+          {(["subconscious", "episodic", "semantic"] as const).map((layer) => (
+            <label key={layer}>
+              {layer}
+              <input type="number" min={0} max={100} value={form[layer]} onChange={(e) => set({ [layer]: Number(e.target.value) })} name={layer} />
+            </label>
+          ))}
+          <label>
+            tokens
+            <input type="number" min={1} max={200000} value={form.tokens} onChange={(e) => set({ tokens: e.target.value })} name="tokens" placeholder="none" />
+          </label>
+        </fieldset>
+        <button type="submit">Recall</button>
+      </form>
+      {request ? <RecallResult user={user} request={request} /> : <Empty>Ask something to see what memory would hand a model.</Empty>}
+    </section>
+  );
+}
+
+function RecallResult({ user, request }: { user: string; request: Asked }) {
+  const [{ data, fetching, error }] = useQuery({ query: RECALL, variables: { user, ...request }, requestPolicy: "network-only" });
+  if (error) return <ErrorBox error={error} />;
+  if (fetching || !data) return <Loading what="recall" />;
+  const recall = data.recall;
+  if (!recall) return <Empty>Nothing recalled.</Empty>;
+  return (
+    <div data-testid="recall-result">
+      <p className="muted">
+        “{recall.query}”{recall.asOf ? <> as of <Time at={recall.asOf} /></> : " now"}
+      </p>
+      <div className="layers">
+        <div>
+          <h3>Semantic (facts)</h3>
+          {recall.semantic.length === 0 && <p className="muted">none</p>}
+          <ol data-testid="layer-semantic">
+            {recall.semantic.map((hit) => (
+              <li key={hit.fact.id}>
+                <span className="score">{hit.score.toFixed(3)}</span> <a href={href({ view: "facts", user, id: hit.fact.id })}>{hit.fact.text}</a>
+                <small className="prov"> from {hit.sources.map((s) => `#${s.seq}`).join(", ") || "—"}</small>
+              </li>
+            ))}
+          </ol>
+        </div>
+        <div>
+          <h3>Episodic</h3>
+          {recall.episodic.length === 0 && <p className="muted">none</p>}
+          <ol data-testid="layer-episodic">
+            {recall.episodic.map((hit) => (
+              <li key={hit.episode.id}>
+                <span className="score">{hit.score.toFixed(3)}</span>{" "}
+                <a href={href({ view: "episodes", user, id: hit.episode.id })}>
+                  “{hit.episode.title}” v{hit.episode.version}
+                </a>
+                <small className="prov"> from {hit.sources.map((s) => `#${s.seq}`).join(", ") || "—"}</small>
+              </li>
+            ))}
+          </ol>
+        </div>
+        <div>
+          <h3>Subconscious (turns)</h3>
+          {recall.subconscious.length === 0 && <p className="muted">none</p>}
+          <ol data-testid="layer-subconscious">
+            {recall.subconscious.map((hit) => (
+              <li key={hit.interaction.id}>
+                <span className="score">{hit.score.toFixed(3)}</span> #{hit.interaction.seq} “{hit.interaction.text}”
+              </li>
+            ))}
+          </ol>
+        </div>
+      </div>
+      <h3>Assembled context</h3>
+      {recall.context ? (
+        <>
+          <p className="muted">
+            {recall.context.tokens} of {recall.context.budget} tokens, {recall.context.items.length} lines
+          </p>
+          <pre className="context" data-testid="recall-context" tabIndex={0}>
+            {recall.context.text}
+          </pre>
+        </>
+      ) : (
+        <p className="muted">Give a token budget to assemble one.</p>
+      )}
+    </div>
+  );
+}

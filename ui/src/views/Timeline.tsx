@@ -1,0 +1,166 @@
+// A user's interactions in stream order, grouped by session and day, with what consolidation made
+// of each; more pages load as the end of the list scrolls into view (or on "Load more").
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useQuery } from "urql";
+import { Badge, Empty, ErrorBox, Loading, Time } from "../common";
+import { graphql } from "../gql";
+import type { TimelinePageQuery } from "../gql/graphql";
+import { useRefreshOnEvent } from "../live";
+import { href } from "../route";
+import { ForgetInteraction } from "./Forget";
+
+const PAGE = graphql(`
+  query TimelinePage($user: ID!, $first: Int!, $after: String) {
+    user(id: $user) {
+      id
+      interactions(first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes {
+          id
+          seq
+          sessionId
+          speaker
+          text
+          occurredAt
+          consolidated
+          pending
+          consolidatedAt
+          derivedEpisodes { id title version current }
+        }
+      }
+    }
+  }
+`);
+
+const SIZE = 25;
+
+export function Timeline({ user }: { user: string }) {
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const [generation, setGeneration] = useState(0);
+  // After a forget the pages are read again from the start (cursors may have moved), as many as
+  // were open, so the reader stays where they were.
+  const [reopen, setReopen] = useState(1);
+  useEffect(() => setCursors([null]), [user]);
+  const onMore = useCallback(
+    (cursor: string) => setCursors((current) => (current.includes(cursor) ? current : [...current, cursor])),
+    [],
+  );
+  const reload = () => {
+    setReopen(cursors.length);
+    setCursors([null]);
+    setGeneration((g) => g + 1);
+  };
+  return (
+    <section aria-labelledby="timeline-title">
+      <h2 id="timeline-title">Timeline</h2>
+      <ol className="timeline" data-testid="timeline">
+        {cursors.map((after, index) => (
+          <TimelinePage
+            key={`${generation}-${after ?? "start"}`}
+            user={user}
+            after={after}
+            last={index === cursors.length - 1}
+            first={index === 0}
+            reopen={index < reopen - 1}
+            onMore={onMore}
+            onForgotten={reload}
+          />
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+type PageProps = {
+  user: string;
+  after: string | null;
+  first: boolean;
+  last: boolean;
+  reopen: boolean;
+  onMore: (cursor: string) => void;
+  onForgotten: () => void;
+};
+
+function TimelinePage({ user, after, first, last, reopen, onMore, onForgotten }: PageProps) {
+  const [{ data, fetching, error }, refetch] = useQuery({ query: PAGE, variables: { user, first: SIZE, after } });
+  useRefreshOnEvent(() => refetch({ requestPolicy: "network-only" }));
+  const connection = data?.user?.interactions;
+  const sentinel = useRef<HTMLLIElement>(null);
+  const next = last && connection?.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null;
+
+  useEffect(() => {
+    if (next && reopen) onMore(next);
+  }, [next, reopen, onMore]);
+
+  useEffect(() => {
+    const element = sentinel.current;
+    if (!element || !next) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) onMore(next);
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [next, onMore]);
+
+  if (error) return <li><ErrorBox error={error} retry={() => refetch({ requestPolicy: "network-only" })} /></li>;
+  if (!connection) return fetching ? <li><Loading what="interactions" /></li> : first ? <li><Empty>No interactions.</Empty></li> : null;
+  if (first && connection.nodes.length === 0) return <li><Empty>No interactions yet.</Empty></li>;
+  return (
+    <>
+      {connection.nodes.map((item, index) => (
+        <Item key={item.id} item={item} previous={connection.nodes[index - 1]} user={user} onForgotten={onForgotten} />
+      ))}
+      {next && (
+        <li ref={sentinel} className="more">
+          <button type="button" onClick={() => onMore(next)}>
+            Load more
+          </button>
+        </li>
+      )}
+      {last && !next && <li className="end muted">End of the stream ({connection.nodes.length ? "all loaded" : ""}).</li>}
+    </>
+  );
+}
+
+type Interaction = NonNullable<TimelinePageQuery["user"]>["interactions"]["nodes"][number];
+
+function Item({ item, previous, user, onForgotten }: { item: Interaction; previous?: Interaction; user: string; onForgotten: () => void }) {
+  const day = item.occurredAt.slice(0, 10);
+  const newGroup = !previous || previous.sessionId !== item.sessionId || previous.occurredAt.slice(0, 10) !== day;
+  const episode = item.derivedEpisodes.find((e) => e.current) ?? item.derivedEpisodes[item.derivedEpisodes.length - 1];
+  return (
+    <li className="interaction" data-testid="interaction" data-id={item.id}>
+      {newGroup && (
+        <h3 className="group">
+          {day} · session {item.sessionId ?? "none"}
+        </h3>
+      )}
+      <div className="row">
+        <span className="seq">#{item.seq}</span>
+        <Time at={item.occurredAt} />
+        <span className="speaker">{item.speaker}</span>
+        {item.consolidated ? (
+          <Badge tone="ok">consolidated</Badge>
+        ) : item.pending ? (
+          <Badge tone="wait">pending</Badge>
+        ) : (
+          <Badge tone="info">raw only</Badge>
+        )}
+      </div>
+      <p className="text">{item.text}</p>
+      <div className="row small">
+        {episode ? (
+          <span>
+            Absorbed into{" "}
+            <a href={href({ view: "episodes", user, id: episode.id })}>
+              “{episode.title}” v{episode.version}
+            </a>
+          </span>
+        ) : (
+          <span className="muted">In no episode</span>
+        )}
+        <ForgetInteraction id={item.id} text={item.text} onDone={onForgotten} />
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,81 @@
+// One user: tabs for the timeline, episodes, facts and recall; live events beside them.
+import { useQuery } from "urql";
+import { ErrorBox } from "../common";
+import { graphql } from "../gql";
+import { LivePanel, LiveProvider, useRefreshOnEvent } from "../live";
+import { href, type Route } from "../route";
+import { Episodes } from "./Episodes";
+import { Facts } from "./Facts";
+import { ForgetUser } from "./Forget";
+import { RecallPlayground } from "./Recall";
+import { Timeline } from "./Timeline";
+
+const USER = graphql(`
+  query UserHeader($id: ID!) {
+    user(id: $id) {
+      id
+      stats { interactions pending consolidated episodes episodeVersions activeFacts supersededFacts runs promptTokens completionTokens }
+    }
+  }
+`);
+
+type UserRoute = Exclude<Route, { view: "users" }>;
+
+const TABS = [
+  ["timeline", "Timeline"],
+  ["episodes", "Episodes"],
+  ["facts", "Facts"],
+  ["recall", "Recall"],
+] as const;
+
+export function UserPage({ route }: { route: UserRoute }) {
+  return (
+    <LiveProvider userId={route.user}>
+      <div className="user-layout">
+        <main className="page">
+          <UserHeader user={route.user} />
+          <nav className="tabs" aria-label="User views">
+            {TABS.map(([view, label]) => (
+              <a key={view} href={href({ view, user: route.user })} aria-current={route.view === view ? "page" : undefined}>
+                {label}
+              </a>
+            ))}
+          </nav>
+          {route.view === "timeline" && <Timeline user={route.user} />}
+          {route.view === "episodes" && <Episodes user={route.user} id={route.id} />}
+          {route.view === "facts" && <Facts user={route.user} id={route.id} />}
+          {route.view === "recall" && <RecallPlayground user={route.user} />}
+        </main>
+        <aside>
+          <LivePanel />
+        </aside>
+      </div>
+    </LiveProvider>
+  );
+}
+
+function UserHeader({ user }: { user: string }) {
+  const [{ data, error }, refetch] = useQuery({ query: USER, variables: { id: user } });
+  useRefreshOnEvent(() => refetch({ requestPolicy: "network-only" }));
+  const stats = data?.user?.stats;
+  return (
+    <header className="user-head">
+      <div>
+        <a href={href({ view: "users" })}>Users</a> /
+        <h1>{user}</h1>
+      </div>
+      {error && <ErrorBox error={error} />}
+      {data && !data.user && <p className="state empty">This user has no memory (yet, or any more).</p>}
+      {stats && (
+        <dl className="stats" data-testid="user-stats">
+          <div><dt>Interactions</dt><dd>{stats.interactions}</dd></div>
+          <div><dt>Pending</dt><dd>{stats.pending}</dd></div>
+          <div><dt>Episodes</dt><dd>{stats.episodes} <small>({stats.episodeVersions} versions)</small></dd></div>
+          <div><dt>Facts</dt><dd>{stats.activeFacts} <small>+{stats.supersededFacts} superseded</small></dd></div>
+          <div><dt>Tokens</dt><dd>{stats.promptTokens + stats.completionTokens} <small>in {stats.runs} runs</small></dd></div>
+        </dl>
+      )}
+      {data?.user && <ForgetUser user={user} onDone={() => (window.location.hash = href({ view: "users" }))} />}
+    </header>
+  );
+}
