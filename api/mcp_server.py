@@ -231,6 +231,7 @@ class UserStats(BaseModel):
     interactions: int = Field(description="Interactions stored (the subconscious layer).")
     consolidated: int = Field(description="Interactions absorbed into episodes.")
     unconsolidated: int = Field(description="Interactions no episode has absorbed (yet).")
+    pending: int = Field(description="Interactions the recurrence gate has not run on yet.")
     episodes: int = Field(description="Episodes, current versions (the episodic layer).")
     episode_versions: int = Field(description="Episode versions, old ones included.")
     active_facts: int = Field(description="Facts in force (the semantic layer).")

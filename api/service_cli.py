@@ -135,8 +135,14 @@ def serve(
             config = uvicorn.Config(
                 create_app(settings, api), host=api.host, port=api.port, log_level=log_level, lifespan="on"
             )
+            server = uvicorn.Server(config)
             with asyncio.Runner(loop_factory=_event_loop_factory()) as runner:
-                runner.run(_serve(uvicorn.Server(config), api.host))
+                runner.run(_serve(server, api.host))
+            # uvicorn raises a SIGINT it caught again once it has shut down, for asyncio's runner
+            # to turn into KeyboardInterrupt; but a runner whose task has just finished returns
+            # normally instead (seen under load). Ctrl-C ends the command the same way either way.
+            if signal.SIGINT in getattr(server, "_captured_signals", ()):
+                raise KeyboardInterrupt
         finally:
             if started is not None:
                 _stop_started(started)
@@ -168,6 +174,7 @@ async def _serve(server: uvicorn.Server, host: str) -> None:
         port = server.servers[0].sockets[0].getsockname()[1]
         shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
         typer.echo(f"GraphiQL: http://{shown}:{port}/graphql  (header Authorization: Bearer <key>)")
+        typer.echo(f"memory explorer: http://{shown}:{port}/ui")
     await task
 
 

@@ -21,6 +21,7 @@ from consolidation.recall import Recaller
 from consolidation.sentences import embed_turns
 from consolidation.settings import EngineSettings
 from consolidation.types import Answer, Budgets, ConsolidationOutcome, Recall, Remembered, Unit
+from consolidation.write_groups import WriteGroups
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
 from graph.episodes import EpisodeStore
@@ -57,6 +58,7 @@ class MemoryEngine:
             ConsolidationStore(db, embedder.dimension),
             WaitingStore(db),
         )
+        self.writes = WriteGroups(self.stores.interactions, settings.group_commit_wait_ms / 1000)
         # Counters and backlog gauges of this engine, in its own registry (GET /metrics).
         self.metrics = Metrics()
         self.leases = LeaseStore(db, on_takeover=self.metrics.lease_taken_over)
@@ -103,22 +105,28 @@ class MemoryEngine:
         # Embedded with speaker and time (consolidation/embedding_template.py), stored as sent.
         # Its sentences too, bare, for focusing a context on a query (consolidation/sentences.py).
         render = self.settings.template.render
-        vectors, sentence_vectors = await embed_turns(
-            self.embedder, [render(u.text, u.speaker, u.occurred_at) for u in units], [u.text for u in units]
-        )
-        items = [
-            NewInteraction(
-                speaker=u.speaker,
-                text=u.text,
-                occurred_at=u.occurred_at,
-                embedding=vector,
-                session_id=u.session_id,
-                source_ref=u.source_ref,
-                sentence_vectors=packed,
+        # Concurrent writes of this process share a transaction (consolidation/write_groups.py);
+        # this one is checked in full before it joins, so its input cannot fail the others.
+        with self.writes.arriving():
+            vectors, sentence_vectors = await embed_turns(
+                self.embedder,
+                [render(u.text, u.speaker, u.occurred_at) for u in units],
+                [u.text for u in units],
             )
-            for u, vector, packed in zip(units, vectors, sentence_vectors, strict=True)
-        ]
-        stored = await self.stores.interactions.write_batch(owner, items)
+            items = [
+                NewInteraction(
+                    speaker=u.speaker,
+                    text=u.text,
+                    occurred_at=u.occurred_at,
+                    embedding=vector,
+                    session_id=u.session_id,
+                    source_ref=u.source_ref,
+                    sentence_vectors=packed,
+                )
+                for u, vector, packed in zip(units, vectors, sentence_vectors, strict=True)
+            ]
+            prepared = self.stores.interactions.prepare(owner, items)
+        stored = await self.writes.write(prepared)
         outcomes = await self._after_write(owner, consolidate, [s.id for s in stored])
         by_trigger = {o.trigger_id: o for o in outcomes}
         # An episode's consolidated ids include the trigger that created or merged it.

@@ -102,6 +102,10 @@ class EngineSettings(BaseSettings):
     # The `consolidations` subscription reads consolidations other processes committed from the
     # database every this many seconds (only for users someone subscribes to): their latency.
     event_poll_s: float = Field(default=0.5, gt=0, le=60)
+    # Group commit (consolidation/write_groups.py): a write that finds others of this process on
+    # their way waits for them at most this long, and they commit in one transaction. A lone
+    # writer never waits. 0 turns grouping off (one transaction per write).
+    group_commit_wait_ms: float = Field(default=1.0, ge=0, le=100)
 
     @field_validator("embedding_template")
     @classmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +29,7 @@ from graph.validation import (
 from graph.vectors import vector_param
 
 MAX_BATCH = 10_000
+WRITE = "queries/interactions/write_batch"
 # Candidates the vector index returns per search, of which the k most similar are kept.
 SEARCH_POOL = 100
 
@@ -45,10 +47,27 @@ class InteractionStore:
 
     async def write_batch(self, owner: Owner, items: list[NewInteraction]) -> list[StoredInteraction]:
         """Store items durably in one statement; a known source_ref returns the existing id."""
+        return (await self.write_prepared([self.prepare(owner, items)]))[0]
+
+    def prepare(self, owner: Owner, items: list[NewInteraction]) -> PreparedWrite:
+        """Check and pack a write without sending anything: what can fail on its input fails here,
+        so a write that joins others in one transaction (consolidation/write_groups.py) cannot
+        fail them for its own input."""
         self._validate(owner, items)
-        plan = _Plan(items, self.dimension)
-        rows = await self.db.write("queries/interactions/write_batch", **owner.params(), rows=plan.rows)
-        return plan.stored(rows[0]["known"], rows[0]["created"])
+        return PreparedWrite(owner, _Plan(items, self.dimension))
+
+    async def write_prepared(self, writes: list[PreparedWrite]) -> list[list[StoredInteraction]]:
+        """Prepared writes in one transaction, all committed or none. Writes of one user share one
+        statement, in the given order (rows keep their order, so seq and NEXT follow it); a write
+        repeating a sourceRef of an earlier one goes in a later statement, which sees it as known."""
+        if len(writes) == 1:
+            # One statement: the same path as ever (one transaction, retried within the window).
+            only = writes[0]
+            rows = await self.db.write(WRITE, **only.owner.params(), rows=only.plan.rows)
+            return [only.plan.stored(rows[0]["known"], rows[0]["created"])]
+        statements = _Statements(writes)
+        answers = await self.db.write_many(statements.sent())
+        return statements.stored([a[0] for a in answers])
 
     async def pending(self, owner: Owner, limit: int) -> list[tuple[Interaction, list[float]]]:
         """Interactions the recurrence gate has not seen yet, oldest first, with their vectors."""
@@ -118,6 +137,53 @@ class InteractionStore:
             require_aware(f"{where} occurred_at", item.occurred_at)
             if item.source_ref is not None:
                 require_name(f"{where} source_ref", item.source_ref)
+
+
+@dataclass(frozen=True)
+class PreparedWrite:
+    """One user's checked write, ready to send (ids assigned, vectors packed)."""
+
+    owner: Owner
+    plan: _Plan
+
+    @property
+    def size(self) -> int:
+        return len(self.plan.ids)
+
+
+class _Statements:
+    """Several users' prepared writes as the fewest statements that keep each user's order."""
+
+    def __init__(self, writes: list[PreparedWrite]) -> None:
+        self.writes = writes
+        # Per statement: its owner, rows, and sourceRefs; per write: the statement it joined.
+        self.owners: list[Owner] = []
+        self.rows: list[list[dict[str, Any]]] = []
+        self.refs: list[set[str]] = []
+        self.joined: list[int] = []
+        latest: dict[Owner, int] = {}
+        for write in writes:
+            index = latest.get(write.owner)
+            refs = {r for r in write.plan.refs if r is not None}
+            if index is None or refs & self.refs[index]:
+                index = len(self.rows)
+                self.owners.append(write.owner)
+                self.rows.append([])
+                self.refs.append(set())
+                latest[write.owner] = index
+            self.rows[index] += write.plan.rows
+            self.refs[index] |= refs
+            self.joined.append(index)
+
+    def sent(self) -> list[tuple[str, dict[str, Any]]]:
+        return [(WRITE, {**o.params(), "rows": r}) for o, r in zip(self.owners, self.rows, strict=True)]
+
+    def stored(self, answers: list[Row]) -> list[list[StoredInteraction]]:
+        # A write's plan finds its own rows by id and its known sourceRefs by ref in its statement's answer.
+        return [
+            w.plan.stored(answers[i]["known"], answers[i]["created"])
+            for w, i in zip(self.writes, self.joined, strict=True)
+        ]
 
 
 class _Plan:

@@ -122,3 +122,4 @@ def test_recmem_serve_remembers_and_recalls(neo4j_settings: Neo4jSettings, tmp_p
     # uvicorn shuts down gracefully, then re-raises the signal it caught (exit status -SIGTERM).
     assert process.returncode in (0, -signal.SIGTERM)
     assert f"GraphiQL: http://127.0.0.1:{port}/graphql" in log.read_text()
+    assert f"memory explorer: http://127.0.0.1:{port}/ui" in log.read_text()

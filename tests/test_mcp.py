@@ -180,6 +180,7 @@ async def test_story_facts_answer_audit_stats_and_forget(live: str, key: str) ->
 
         stats = await call(mcp, "user_stats", user_id="alice")
         assert stats["interactions"] == 5 and stats["consolidated"] == 4 and stats["unconsolidated"] == 1
+        assert stats["pending"] == 0  # every turn has been through the gate
         assert stats["episodes"] == 1 and stats["episode_versions"] == 2
         assert stats["active_facts"] >= 1 and stats["superseded_facts"] >= 1
         assert stats["runs"] >= 4 and stats["prompt_tokens"] == 0  # the offline consolidator is free

@@ -102,6 +102,12 @@ def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> N
         "15",
         "--profile-n",
         "3",
+        "--floor-n",
+        "3",
+        "--sweep-writers",
+        "1,2",
+        "--sweep-seconds",
+        "1",
         "--output",
         str(output),
         "--workdir",
@@ -154,6 +160,26 @@ def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> N
     assert run["floors"]["remember_p50"]["bare_commit_ms"] == commit["p50_ms"]
     assert run["floors"]["recall_p50"]["floor_ms"] == profile["neo4j_recall_statement"]["p50_ms"]
 
+    # The floors: the same statements straight through the driver, beside the HTTP figures.
+    floors_found = run["driver_floors"]
+    assert floors_found["remember_write"]["statements"] == ["queries/interactions/write_batch"]
+    assert set(floors_found["recall_reads"]["statements"]) >= {"queries/recall/dense"}
+    gaps = run["overheads"]
+    # Each request over HTTP is measured beside its floor, sample by sample (the same load).
+    assert gaps["remember_p50"]["http_p50_ms"] == floors_found["remember_http_interleaved"]["p50_ms"]
+    assert floors_found["recall_http_interleaved"]["n"] == floors_found["recall_reads"]["n"] == 3
+    assert gaps["recall_p50"]["floor_p50_ms"] == floors_found["recall_reads"]["p50_ms"] > 0
+    assert isinstance(gaps["recall_p50"]["within_allowed_gap"], bool)
+    # The sweep: each level's acknowledged writes found stored once, with and without grouping.
+    sweep = report["concurrency_sweep"]
+    assert set(sweep["runs"]) == {"group_commit", "no_group_commit"}
+    for variant in sweep["runs"].values():
+        assert [level["writers"] for level in variant["levels"]] == [1, 2]
+        for level in variant["levels"]:
+            assert level["acknowledged"] > 0 and level["errors"] == {}
+            assert level["every_acknowledged_stored_once"] is True and level["seq_exact_per_user"] is True
+    assert output.with_suffix(".png").stat().st_size > 1000
+
     judged = report["targets"]
     assert judged["recall_evaluated_at"] == 30
     for name in ("recall_p50", "recall_p99", "remember_p50_inline", "batch_ingest"):
@@ -167,3 +193,38 @@ def test_recorded_commands_hide_passwords() -> None:
     assert shown == (
         "python bench/service.py --neo4j-uri bolt://h:1 --neo4j-password *** --minilm-neo4j-password=*** -q"
     )
+
+
+def test_statements_run_together_are_replayed_together() -> None:
+    from bench.service import _waves
+
+    recorded = [("b", {}, 0.0, 5.0), ("a", {}, 0.1, 4.0), ("c", {}, 6.0, 7.0), ("d", {}, 6.5, 8.0)]
+    assert [[name for name, _ in wave] for wave in _waves(recorded)] == [["b", "a"], ["c", "d"]]
+
+
+def test_overheads_put_each_request_beside_its_floor() -> None:
+    from bench.service import overheads
+
+    result = {
+        "remember_background": {
+            "latency": {"p50_ms": 12.0, "p99_ms": 30.0},
+            "consolidation_mode": "background",
+        },
+        "recall": {"1000": {"latency": {"p50_ms": 20.0, "p99_ms": 40.0}}},
+        "driver_floors": {
+            "remember_write": {"p50_ms": 10.0, "p99_ms": 20.0},
+            "recall_reads": {"p50_ms": 15.0, "p99_ms": 25.0},
+            "recall_user_interactions": 1000,
+        },
+        "profile_in_process": {
+            "engine_remember_write_only": {"p50_ms": 11.0},
+            "engine_recall": {"p50_ms": 16.0},
+        },
+    }
+    found = overheads(result)
+    assert found is not None
+    assert found["remember_p50"]["gap_p50_ms"] == 2.0 and found["remember_p50"]["within_allowed_gap"] is True
+    assert found["recall_p50"]["gap_p50_ms"] == 5.0 and found["recall_p50"]["within_allowed_gap"] is False
+    split = found["recall_p50"]["split_p50_ms"]
+    assert list(split.values()) == [1.0, 4.0]
+    assert overheads({"driver_floors": {"error": "down"}}) is None
