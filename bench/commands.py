@@ -8,8 +8,9 @@ HIDDEN = "***"
 
 
 def shown_command(program: str, argv: Sequence[str]) -> str:
-    """`program` and its arguments, with the value of every `--...password` option hidden
-    (reports are committed; a password given on the command line must not be)."""
+    """`program` and its arguments, with the value of every `--...password` and `--...key`
+    option hidden (reports are committed; a password or an API key given on the command line
+    must not be)."""
     shown: list[str] = [program]
     hide_next = False
     for argument in argv:
@@ -18,7 +19,7 @@ def shown_command(program: str, argv: Sequence[str]) -> str:
             hide_next = False
             continue
         option, equals, _ = argument.partition("=")
-        if option.startswith("--") and "password" in option:
+        if option.startswith("--") and ("password" in option or option.endswith("key")):
             if equals:
                 shown.append(f"{option}={HIDDEN}")
                 continue

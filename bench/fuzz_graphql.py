@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.commands import shown_command  # noqa: E402
 from bench.fuzz_cases import Fuzzer, Outcome, case, failed, load_schema, summarize  # noqa: E402
 from bench.service import Target, create_key, resolve_target, running_service  # noqa: E402
 
@@ -84,7 +85,7 @@ async def fuzz(args: argparse.Namespace, url: str, keys: list[str]) -> dict[str,
     summary["lanes"] = lanes
     summary["seed"] = args.seed
     summary["wall_s"] = round(time.monotonic() - started, 1)
-    summary["command"] = " ".join([".venv/bin/python", "bench/fuzz_graphql.py", *sys.argv[1:]])
+    summary["command"] = shown_command(".venv/bin/python bench/fuzz_graphql.py", sys.argv[1:])
     summary["problems"] = failed(summary)
     return summary
 

@@ -193,6 +193,8 @@ def test_recorded_commands_hide_passwords() -> None:
     assert shown == (
         "python bench/service.py --neo4j-uri bolt://h:1 --neo4j-password *** --minilm-neo4j-password=*** -q"
     )
+    # An API key too (bench/fuzz_graphql.py --key).
+    assert shown_command("fuzz", ["--key", "rmk_live", "--seed", "1"]) == "fuzz --key *** --seed 1"
 
 
 def test_statements_run_together_are_replayed_together() -> None:
