@@ -12,20 +12,32 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 
+from api.context import services_of
 from api.explorer import routes as explorer_routes
 from api.graphiql import ASSET_PATH, asset
-from api.http import MemoryGraphQL, services_of
+from api.http import GraphQLEndpoint, MemoryGraphQL, internal_error, render_refusal
 from api.mcp_server import build_mcp
 from api.metrics import metrics, read_backlog
+from api.middleware.authentication import authentication
+from api.middleware.body_limit import BodyLimitMiddleware
+from api.middleware.graphiql import GraphiQLMiddleware
+from api.middleware.methods import MethodsMiddleware
+from api.middleware.negotiation import NegotiationMiddleware
+from api.middleware.rate_limit import RateLimitMiddleware
+from api.middleware.readiness import ReadinessMiddleware
+from api.middleware.request_id import RequestIdMiddleware
+from api.middleware.unhandled_errors import UnhandledErrorMiddleware
 from api.schema import build_schema
 from api.services import Services
 from api.settings import ApiSettings
+from consolidation.assembly import around
 from consolidation.engine import MemoryEngine
-from consolidation.wiring import AppSettings, build_engine
+from consolidation.wiring import AppSettings, build_memory
 from graph.database import Database
 from graph.errors import StoreUnavailable
 
@@ -46,29 +58,34 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        db = engine.db if engine is not None else database or Database.connect(settings.neo4j)
-        memory = engine or build_engine(db, settings)
+        owned: Database | None = None  # a driver this app opened itself is closed with it
+        if engine is not None:
+            memory = around(engine)
+        else:
+            db = database
+            if db is None:
+                db = owned = Database.connect(settings.neo4j)
+            memory = build_memory(db, settings)
         services = Services.build(memory, api)
         app.state.services = services
         try:
             await services.ensure_ready()
         except StoreUnavailable as error:
             log.warning("starting without Neo4j (not ready until it answers): %s", error)
-        memory.start()
+        services.engine.start()
         try:
             async with mcp.run():
                 yield
         finally:
-            await memory.stop()
-            if engine is None and database is None:
-                await db.close()
+            await services.engine.stop()
+            if owned is not None:
+                await owned.close()
 
     graphql = MemoryGraphQL(build_schema(api), api)
     mcp = build_mcp(api)
     return Starlette(
         routes=[
-            Route("/graphql", graphql),
-            WebSocketRoute("/graphql", graphql),
+            *graphql_routes(graphql, api),
             Route("/mcp", mcp),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
@@ -78,6 +95,36 @@ def create_app(
         ],
         lifespan=lifespan,
     )
+
+
+def graphql_routes(view: MemoryGraphQL, api: ApiSettings) -> list[BaseRoute]:
+    """`/graphql` over HTTP and its websocket, each behind its middleware stack, outermost first.
+    The order is the contract (tests/test_api_*.py): the GraphiQL page is public; a request gets
+    its id before anything can fail; method and Accept are checked before the key, so that even a
+    refusal is in a type the client reads; readiness, the key and its rate limit come in
+    api/admission.py's order; the body is read last, only for a caller who may send one."""
+    render = render_refusal
+    http = [
+        *([Middleware(GraphiQLMiddleware)] if api.graphiql else []),
+        Middleware(RequestIdMiddleware),
+        Middleware(UnhandledErrorMiddleware, on_error=internal_error),
+        Middleware(MethodsMiddleware, methods=("GET", "POST"), render=render),
+        Middleware(NegotiationMiddleware, render=render),
+        Middleware(ReadinessMiddleware, render=render),
+        authentication(render),
+        Middleware(RateLimitMiddleware, render=render),
+        Middleware(BodyLimitMiddleware, max_bytes=api.max_body_bytes, render=render),
+    ]
+    # The websocket: each message under the body cap, and a key in the handshake checked before
+    # it is accepted; the protocol handles connection_init's key and each operation's limits.
+    websocket = [
+        Middleware(BodyLimitMiddleware, max_bytes=api.max_body_bytes, render=render),
+        authentication(render),
+    ]
+    return [
+        Route("/graphql", GraphQLEndpoint(view, api), middleware=http),
+        WebSocketRoute("/graphql", view, middleware=websocket),
+    ]
 
 
 async def healthz(request: Request) -> JSONResponse:

@@ -1,14 +1,29 @@
-"""Bearer-key authentication: `Authorization: Bearer <key>` over HTTP, the same header (or a
-`connection_init` payload field) on the websocket."""
+"""Bearer-key authentication, the one check of a key for every entry point.
+
+`Authorization: Bearer <key>` over HTTP (GraphQL, MCP) and on the websocket handshake; browsers
+cannot set websocket headers, so a `connection_init` payload may carry it instead. Each of them
+asks `principal_for`, which either names the key's principal or raises why not.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping
 
+from starlette.authentication import AuthenticationError
+
 from consolidation.access import AccessKeys, Principal
+from graph.errors import StoreUnavailable
 
 SCHEME = "bearer"
+
+
+class KeyRefused(AuthenticationError):
+    """No key, not a Bearer credential, or a key that is unknown or revoked."""
+
+
+class KeyUnavailable(AuthenticationError):
+    """Neo4j did not answer the lookup: the key is neither good nor bad."""
 
 
 def bearer_token(value: str | None) -> str | None:
@@ -56,3 +71,24 @@ class Authenticator:
                 self._cache.clear()
             self._cache[token] = (principal, now + self.cache_s)
         return principal
+
+    async def recheck(self, token: str) -> Principal | None:
+        """Straight from Neo4j, bypassing the cache: an open websocket must lose a revoked key
+        within seconds, whatever the cache's lifetime."""
+        return await self.keys.authenticate(token)
+
+
+async def principal_for(authenticator: Authenticator, token: str | None, *, fresh: bool = False) -> Principal:
+    """The principal of `token`. Raises KeyRefused when there is none (no key, unknown, revoked)
+    and KeyUnavailable when Neo4j does not answer; what either means is the caller's to say (an
+    HTTP refusal, a refused handshake, a closed connection). `fresh` bypasses the cache."""
+    try:
+        if fresh and token is not None:
+            principal = await authenticator.recheck(token)
+        else:
+            principal = await authenticator.authenticate(token)
+    except StoreUnavailable as error:
+        raise KeyUnavailable(str(error)) from error
+    if principal is None:
+        raise KeyRefused("no valid API key")
+    return principal

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import cast
+
+from starlette.types import Scope
 
 from api.errors import ApiError, ErrorCode
 from api.loaders import Loaders
@@ -18,6 +21,11 @@ def new_request_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
+def services_of(scope: Scope) -> Services:
+    """The process's Services, which the app's lifespan keeps in its state."""
+    return cast(Services, scope["app"].state.services)
+
+
 @dataclass
 class Context:
     services: Services
@@ -25,6 +33,9 @@ class Context:
     principal: Principal | None = None
     # Set by the websocket protocol from the connection_init payload.
     connection_params: dict[str, object] | None = None
+    # The key a websocket authenticated with (handshake header or connection_init), which
+    # api/websocket.py looks up again while the connection lives.
+    credential: str | None = None
     _loaders: Loaders | None = None
     # Kept by the mutations (api/schema/mutation.py) for the HTTP answer (api/http.py): whether a
     # field of this request committed a write (an UNAVAILABLE elsewhere in it is then no 503),

@@ -12,7 +12,6 @@ from enum import StrEnum
 from typing import Literal
 
 from graphql import GraphQLError
-from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 from pydantic import ValidationError
 from strawberry.exceptions import MissingQueryError
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
@@ -51,11 +50,9 @@ def not_found(kind: str, node_id: str) -> ApiError:
     return ApiError(f"{kind} {node_id!r} not found", ErrorCode.NOT_FOUND)
 
 
+# StoreUnavailable covers every connection or transient failure of Neo4j (graph translates them).
 UNAVAILABLE_TYPES = (
     StoreUnavailable,
-    ServiceUnavailable,
-    SessionExpired,
-    TransientError,
     LeaseLost,
     Busy,
     LLMError,

@@ -12,8 +12,17 @@ from typing import TypeVar
 from strawberry.dataloader import DataLoader
 
 from consolidation.audit import MemoryAudit
-from graph.browse import Derived, FactLinks, FactSources, RunLinks, User
-from graph.models import ConsolidationRun, Episode, Fact, Interaction
+from graph.models import (
+    ConsolidationRun,
+    Derived,
+    Episode,
+    Fact,
+    FactLinks,
+    FactSources,
+    Interaction,
+    RunLinks,
+    User,
+)
 
 T = TypeVar("T")
 # Bounds the size of one `WHERE n.id IN $ids` list.
@@ -77,7 +86,3 @@ class Loaders:
     def prime_episodes(self, items: list[Episode]) -> None:
         for item in items:
             self.episodes.prime(item.id, item)
-
-    def prime_facts(self, items: list[Fact]) -> None:
-        for item in items:
-            self.facts.prime(item.id, item)

@@ -39,18 +39,17 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
 from api.admission import Refusal, admit
-from api.context import Context, new_request_id
+from api.context import Context, new_request_id, services_of
 from api.errors import ApiError, ErrorCode, classify, not_found
-from api.http import services_of
 from api.responses import STATUS
-from api.schema.mutation import UnitInput
+from api.schema.mutation import UnitInput, checked
 from api.schema.recall import MAX_CONTEXT_TOKENS
 from api.services import Services
 from api.settings import ApiSettings
 from consolidation import types as engine
 from consolidation.access import Principal
 from graph import models
-from graph.facts import Replacement
+from graph.models import Replacement
 from graph.validation import require_name
 
 log = logging.getLogger("api.mcp")
@@ -306,11 +305,10 @@ async def remember(
     `created: false`."""
     context = _context(ctx)
     owner = _owner(context, user_id)
-    max_bytes = context.services.engine.settings.max_text_bytes
     unit = UnitInput(
         text=text, speaker=speaker, occurred_at=occurred_at, session_id=session_id, source_ref=source_ref
-    ).to_unit(max_bytes)
-    done = await context.services.engine.remember(owner, unit)
+    ).to_unit()
+    (done,) = await context.services.engine.remember_batch(owner, checked(context, owner, [unit]))
     outcome = done.consolidation
     return Remembered(
         interaction_id=done.interaction_id,

@@ -14,7 +14,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from api.http import services_of
+from api.context import services_of
 from api.services import Services
 
 log = logging.getLogger("api.metrics")

@@ -9,9 +9,44 @@ the websocket only (strawberry would start one over HTTP, and it could never del
 from __future__ import annotations
 
 from graphql import GraphQLSyntaxError, OperationDefinitionNode, OperationType, parse
+from starlette.requests import Request
+
+from api import request_body
 
 
-def operation_problem(query: str | None, operation_name: str | None) -> str | None:
+async def requested_operation(request: Request) -> tuple[str, object] | None:
+    """The document and `operationName` of a request the view will run, read as it reads them
+    (GET parameters, or a POST body of `application/json`); None for one it refuses itself with
+    a 400 (another content type, a body that is not a JSON object, a `variables` or `extensions`
+    that is not an object, no document), so that its reason comes first, as before execution."""
+    if request.method == "GET":
+        params = request.query_params
+        if not all(_decodes(params[name]) for name in ("variables", "extensions") if name in params):
+            return None
+        data: dict[str, object] = dict(params)
+    else:
+        if "application/json" not in request.headers.get("content-type", "").split(";")[0]:
+            return None
+        try:
+            data = request_body.decode(await request.body())
+        except request_body.BadJson:
+            return None
+        if not all(isinstance(data.get(name), dict | None) for name in ("variables", "extensions")):
+            return None
+    query = data.get("query")
+    return (query, data.get("operationName")) if isinstance(query, str) else None
+
+
+def _decodes(text: str) -> bool:
+    """Whether a GET parameter holds a JSON object (an empty one is refused by the view)."""
+    try:
+        request_body.decode(text)
+    except request_body.BadJson:
+        return False
+    return True
+
+
+def operation_problem(query: str | None, operation_name: object) -> str | None:
     """Why the request names no runnable operation, or None (a syntax error is left to the
     executor, which reports it with its location)."""
     if not query:

@@ -77,8 +77,11 @@ def content_type(media: str) -> str:
     return f"{media}; charset=utf-8"
 
 
-def error_body(message: str, code: ErrorCode, request_id: str) -> dict[str, object]:
-    return {"errors": [{"message": message, "extensions": {"code": code.value, "requestId": request_id}}]}
+def error_body(
+    message: str, code: ErrorCode, request_id: str, extensions: Mapping[str, object] | None = None
+) -> dict[str, object]:
+    codes = {**(extensions or {}), "code": code.value, "requestId": request_id}
+    return {"errors": [{"message": message, "extensions": codes}]}
 
 
 def error_response(
@@ -89,18 +92,23 @@ def error_response(
     media: str = JSON,
     status: int | None = None,
     headers: Mapping[str, str] | None = None,
+    extensions: Mapping[str, object] | None = None,
 ) -> Response:
-    """A rejection before execution (auth, limits, malformed requests), with a GraphQL error body."""
+    """A request answered with one GraphQL error and no `data`: a rejection before execution
+    (auth, limits, malformed requests) or a request cut short. The X-Request-Id header is the
+    request id middleware's (api/middleware/request_id.py)."""
     return Response(
-        json.dumps(error_body(message, code, request_id), separators=(",", ":")),
+        json.dumps(error_body(message, code, request_id, extensions), separators=(",", ":")),
         status_code=status or STATUS[code],
         media_type=content_type(media),
-        headers={
-            "x-request-id": request_id,
-            **(UNAVAILABLE_HEADERS if code is ErrorCode.UNAVAILABLE else {}),
-            **(headers or {}),
-        },
+        headers={**(UNAVAILABLE_HEADERS if code is ErrorCode.UNAVAILABLE else {}), **(headers or {})},
     )
+
+
+def request_error_status(media: str, code: ErrorCode) -> int:
+    """GraphQL over HTTP: a request error is 200 with `application/json` (the legacy rules) and
+    the code's status with `application/graphql-response+json`."""
+    return STATUS[code] if media == GRAPHQL_RESPONSE else 200
 
 
 def store_unavailable(body: Mapping[str, Any], *, committed: bool) -> bool:

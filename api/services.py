@@ -6,17 +6,15 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
-
 from api.auth import Authenticator
 from api.limits import RateLimiter
 from api.settings import ApiSettings
 from consolidation.access import AccessKeys
+from consolidation.assembly import Memory, Storage
 from consolidation.audit import MemoryAudit
 from consolidation.engine import MemoryEngine
 from consolidation.forgetting import Forgetter
 from graph.errors import StoreUnavailable
-from graph.schema import migrate
 
 log = logging.getLogger("api.services")
 
@@ -35,6 +33,7 @@ class Services:
     audit: MemoryAudit
     forgetter: Forgetter
     keys: AccessKeys
+    storage: Storage
     authenticator: Authenticator
     limiter: RateLimiter
     settings: ApiSettings
@@ -42,14 +41,14 @@ class Services:
     _migrating: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @classmethod
-    def build(cls, engine: MemoryEngine, settings: ApiSettings) -> Services:
-        keys = AccessKeys(engine.db)
+    def build(cls, memory: Memory, settings: ApiSettings) -> Services:
         return cls(
-            engine=engine,
-            audit=MemoryAudit(engine.db, engine.embedder.dimension),
-            forgetter=Forgetter(engine.db, engine.embedder, engine.consolidator, engine.settings),
-            keys=keys,
-            authenticator=Authenticator(keys, settings.auth_cache_s),
+            engine=memory.engine,
+            audit=memory.audit,
+            forgetter=memory.forgetter,
+            keys=memory.keys,
+            storage=memory.storage,
+            authenticator=Authenticator(memory.keys, settings.auth_cache_s),
             limiter=RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst),
             settings=settings,
         )
@@ -65,12 +64,9 @@ class Services:
         async with self._migrating:
             if self.readiness.migrated:
                 return
-            embedder = self.engine.embedder
             try:
-                result = await migrate(
-                    self.engine.db, embedder.name, embedder.dimension, self.engine.settings.embedding_template
-                )
-            except (ServiceUnavailable, SessionExpired, OSError, StoreUnavailable) as error:
+                result = await self.storage.migrate()
+            except (OSError, StoreUnavailable) as error:
                 self.readiness.error = f"Neo4j is not reachable: {error}"
                 raise StoreUnavailable(self.readiness.error) from error
             self.readiness.migrated, self.readiness.error = True, None
@@ -81,7 +77,7 @@ class Services:
         """None when ready, else why not."""
         try:
             await self.ensure_ready()
-            await self.engine.db.ping()
+            await self.storage.ping()
         except StoreUnavailable as error:
             return str(error)
         return None

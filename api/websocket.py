@@ -1,11 +1,11 @@
 """The HTTP rules on the websocket (graphql-transport-ws): a revoked key loses the connection, and
-every operation is rate limited and size capped like a request.
+every operation is rate limited like a request.
 
 An HTTP request is authenticated once, but a websocket lives for hours: the connection's key is
 looked up again every KEY_RECHECK_S (straight from Neo4j, so that the README's "refused everywhere
 within 5 s" holds) and at each new operation; once it is revoked the connection closes with 4403
-and its subscriptions stop. Each `subscribe` takes a token from the key's rate-limit bucket, and a
-message larger than the HTTP body cap closes the connection (1009) before it is parsed.
+and its subscriptions stop. Each `subscribe` takes a token from the key's rate-limit bucket. The
+handshake's key and the message size cap are middleware (api/middleware), as over HTTP.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import logging
 from typing import Any
 
 from graphql import GraphQLFormattedError
-from starlette.types import Message, Receive, Send
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     ConnectionInitMessage,
@@ -24,15 +23,13 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     SubscribeMessage,
 )
 
-from api.auth import token_from_params
+from api.admission import rate_limited
+from api.auth import KeyRefused, KeyUnavailable, principal_for
 from api.context import Context
 from api.errors import ErrorCode
-from graph.errors import StoreUnavailable
 
 log = logging.getLogger("api.websocket")
 
-# RFC 6455: the peer sent a message too big to process.
-MESSAGE_TOO_BIG = 1009
 FORBIDDEN = 4403
 
 
@@ -62,7 +59,7 @@ class GuardedTransportWS(BaseGraphQLTransportWSHandler[Context, None]):
         if not self.connection_acknowledged:
             await super().handle_subscribe(message)  # closes with 4401
             return
-        if not await self._key_valid(cached=True):
+        if not await self._key_valid(fresh=False):
             await self.websocket.close(code=FORBIDDEN, reason="Forbidden: the API key was revoked")
             return
         limit = self.max_subscriptions_per_connection
@@ -70,9 +67,9 @@ class GuardedTransportWS(BaseGraphQLTransportWSHandler[Context, None]):
             await self._refuse(message["id"], f"at most {limit} operations at once", ErrorCode.RATE_LIMITED)
             return
         principal = self.context.principal
-        services = self.context.services
-        if principal is not None and not services.limiter.allow(principal.key_id):
-            await self._refuse(message["id"], "too many requests for this key", ErrorCode.RATE_LIMITED)
+        refusal = None if principal is None else rate_limited(self.context.services, principal)
+        if refusal is not None:
+            await self._refuse(message["id"], refusal.message, refusal.code)
             return
         await super().handle_subscribe(message)
 
@@ -87,67 +84,27 @@ class GuardedTransportWS(BaseGraphQLTransportWSHandler[Context, None]):
     async def _watch_key(self) -> None:
         while True:
             await asyncio.sleep(self.KEY_RECHECK_S)
-            if not await self._key_valid(cached=False):
+            if not await self._key_valid(fresh=True):
                 log.info("closing a websocket: its API key was revoked")
                 with contextlib.suppress(Exception):  # the client may be gone already
                     await self.websocket.close(code=FORBIDDEN, reason="Forbidden: the API key was revoked")
                 return
 
-    async def _key_valid(self, *, cached: bool) -> bool:
+    async def _key_valid(self, *, fresh: bool) -> bool:
         """Whether the connection's key still authenticates. The watchdog bypasses the process's
         key cache; a new operation uses it, as an HTTP request does. Neo4j being unreachable is
         not a revocation: the connection stays, and its operations answer UNAVAILABLE."""
-        token = self._token()
+        token = self.context.credential
         if token is None:
             return False
-        authenticator = self.context.services.authenticator
         try:
-            found = await (
-                authenticator.authenticate(token) if cached else authenticator.keys.authenticate(token)
-            )
-        except StoreUnavailable:
+            await principal_for(self.context.services.authenticator, token, fresh=fresh)
+        except KeyUnavailable:
             return True
+        except KeyRefused:
+            return False
         except Exception:
             # Fail closed: a check that cannot run must not leave the connection unchecked.
             log.exception("could not re-check a websocket's API key")
             return False
-        return found is not None
-
-    def _token(self) -> str | None:
-        # The handshake's Authorization header (kept by MemoryGraphQL), else connection_init's.
-        state = getattr(self.websocket, "ws", None)
-        token = getattr(getattr(state, "state", None), "token", None)
-        return token if isinstance(token, str) else token_from_params(self.context.connection_params)
-
-
-def capped(receive: Receive, send: Send, max_bytes: int) -> tuple[Receive, Send]:
-    """ASGI channels for one websocket that close it (1009) when a client message is larger than
-    `max_bytes`, before anything parses it; the application then sees a disconnect."""
-    closed = False
-
-    async def capped_receive() -> Message:
-        nonlocal closed
-        message = await receive()
-        if message["type"] == "websocket.receive" and _too_big(message, max_bytes):
-            closed = True
-            reason = f"message exceeds {max_bytes} bytes"
-            await send({"type": "websocket.close", "code": MESSAGE_TOO_BIG, "reason": reason})
-            return {"type": "websocket.disconnect", "code": MESSAGE_TOO_BIG}
-        return message
-
-    async def capped_send(message: Message) -> None:
-        if not closed:  # the connection is gone: what the application still sends is dropped
-            await send(message)
-
-    return capped_receive, capped_send
-
-
-def _too_big(message: Message, max_bytes: int) -> bool:
-    text = message.get("text")
-    if isinstance(text, str):
-        # A character is 1 to 4 UTF-8 bytes: encode only when the length alone cannot decide.
-        if len(text) > max_bytes or len(text) * 4 <= max_bytes:
-            return len(text) > max_bytes
-        return len(text.encode("utf-8", "surrogatepass")) > max_bytes
-    data = message.get("bytes")
-    return isinstance(data, bytes | bytearray) and len(data) > max_bytes
+        return True

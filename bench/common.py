@@ -1,11 +1,10 @@
 """Pieces the benchmarks share: token counting, an embedding cache, the local server's extractive
-responder, answer metrics (token F1, BLEU-1), Markdown tables and machine facts."""
+responder, answer metrics (token F1, BLEU-1) and Markdown tables. `machine_info` lives in bench/machine.py
+(re-exported here for the benches that import it from this module)."""
 
 from __future__ import annotations
 
 import json
-import os
-import platform
 import re
 import string
 from collections import Counter
@@ -14,6 +13,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from bench.machine import machine_info as machine_info
 from consolidation.consolidator import (
     AnswerInput,
     EpisodeInput,
@@ -215,14 +215,3 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> 
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
-
-
-def machine_info() -> dict[str, Any]:
-    load = os.getloadavg() if hasattr(os, "getloadavg") else None
-    return {
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "processor": platform.processor() or platform.machine(),
-        "load_average_at_start": [round(x, 2) for x in load] if load else None,
-    }

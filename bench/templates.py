@@ -5,7 +5,7 @@ For each LoCoMo conversation: every turn embedded through a template, every ques
 and the share of the question's gold evidence among them. No database: this isolates the choice of
 text from indexing and fusion. `consolidation/embedding_template.py` takes its default from here.
 
-    .venv/bin/python bench/templates.py --data ../shared/data/locomo/locomo-dev.json
+    .venv/bin/python -m bench.templates --data ../shared/data/locomo/locomo-dev.json
 
 Prints one JSON object and writes bench/results/templates.json.
 """
@@ -17,13 +17,14 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
 from bench.commands import shown_command
-from bench.common import machine_info
-from bench.locomo import Sample, load_samples, resolve_evidence
+from bench.locomo.data import Sample, load_samples
+from bench.locomo.scoring import resolve_evidence
+from bench.machine import MachineInfo, machine_info
 from consolidation.embedders import Embedder, build_embedder
 from consolidation.embedding_template import EmbeddingTemplate
 from consolidation.settings import EmbedderSettings
@@ -40,6 +41,23 @@ TEMPLATES = (
 QUERY_FORMS = ("as asked", "as a turn")
 K = 10
 RESULTS = Path(__file__).parent / "results" / "templates.json"
+
+
+class Row(TypedDict):
+    template: str
+    query: str
+    evidence_recall_at_10: float
+
+
+class Report(TypedDict):
+    """bench/results/templates.json."""
+
+    embedder: str
+    data: str
+    questions: int
+    rows: list[Row]
+    machine: MachineInfo
+    command: str
 
 
 async def recall_at_k(embedder: Embedder, sample: Sample, template: str, query_form: str) -> list[float]:
@@ -61,10 +79,11 @@ async def recall_at_k(embedder: Embedder, sample: Sample, template: str, query_f
     return shares
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
-    embedder = build_embedder(EmbedderSettings(kind=args.embedder))
-    samples = load_samples(args.data)
-    rows = []
+async def run(data: Path, embedder_kind: str) -> Report:
+    embedder = build_embedder(EmbedderSettings(kind=embedder_kind))
+    samples = load_samples(data)
+    rows: list[Row] = []
+    shares: list[float] = []
     for template in TEMPLATES:
         for form in QUERY_FORMS if template == TEMPLATES[-1] else QUERY_FORMS[:1]:
             shares = [s for sample in samples for s in await recall_at_k(embedder, sample, template, form)]
@@ -78,11 +97,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             print(json.dumps(rows[-1]), file=sys.stderr)
     return {
         "embedder": embedder.name,
-        "data": str(args.data),
+        "data": str(data),
         "questions": len(shares),
         "rows": rows,
         "machine": machine_info(),
-        "command": shown_command("python bench/templates.py", sys.argv[1:]),
+        "command": shown_command("python -m bench.templates", sys.argv[1:]),
     }
 
 
@@ -90,7 +109,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--embedder", default="minilm")
-    report = asyncio.run(run(parser.parse_args()))
+    args = parser.parse_args()
+    report = asyncio.run(run(Path(args.data), str(args.embedder)))
     RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(report, indent=2))
 

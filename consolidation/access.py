@@ -12,8 +12,9 @@ __all__ = ["AccessKeys", "ApiKey", "IssuedKey", "Principal"]
 
 
 class AccessKeys:
-    def __init__(self, db: Database) -> None:
-        self._store = ApiKeyStore(db)
+    def __init__(self, store: ApiKeyStore | Database) -> None:
+        """Over the service's shared key store (consolidation/assembly.py), or a bare database's."""
+        self._store = store if isinstance(store, ApiKeyStore) else ApiKeyStore(store)
 
     async def create(self, tenant: str, name: str | None = None) -> IssuedKey:
         """A new key; its secret is in the result and nowhere else, ever."""

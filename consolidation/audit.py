@@ -9,28 +9,29 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graph.browse import (
-    BrowseStore,
+from consolidation.stores import Stores
+from graph.models import (
+    ConsolidationRun,
     Derived,
+    Episode,
+    Fact,
     FactLinks,
     FactSources,
+    Interaction,
+    Owner,
     Page,
     PageRequest,
+    Provenance,
     RunLinks,
     User,
     UserStats,
 )
-from graph.database import Database
-from graph.facts import FactStore, Provenance
-from graph.models import ConsolidationRun, Episode, Fact, Interaction, Owner
-
-FACT_STATUSES = ("active", "superseded", "retracted")
 
 
 class MemoryAudit:
-    def __init__(self, db: Database, dimension: int) -> None:
-        self._browse = BrowseStore(db)
-        self._facts = FactStore(db, dimension)
+    def __init__(self, stores: Stores) -> None:
+        self._browse = stores.browse
+        self._facts = stores.facts
 
     # -- the tenant ----------------------------------------------------------------------------
 

@@ -14,9 +14,6 @@ interleave and nothing is half-done.
 
 from __future__ import annotations
 
-import os
-import socket
-import uuid
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,10 +21,12 @@ import numpy as np
 from consolidation.consolidator import Consolidator, EpisodeDraft, EpisodeInput, FactDraft, RefineInput
 from consolidation.embedders import Embedder
 from consolidation.gate import in_time_order
+from consolidation.leasing import holder_id, take_lease
 from consolidation.llm.types import Usage
-from consolidation.pipeline import to_turn
 from consolidation.runs import run_record
 from consolidation.settings import EngineSettings
+from consolidation.stores import Stores
+from consolidation.turns import to_turn
 from graph.database import Database
 from graph.errors import GraphError
 from graph.forget import (
@@ -35,14 +34,11 @@ from graph.forget import (
     EpisodeTouch,
     FactRewrite,
     FactTouch,
-    ForgetStore,
     Forgotten,
     InteractionErasure,
     InteractionPlan,
     UserForgotten,
 )
-from graph.interactions import InteractionStore
-from graph.leases import LeaseStore
 from graph.models import Interaction, Owner, RunWrite
 from graph.validation import require_name, require_owner
 
@@ -82,21 +78,27 @@ class _Prepared:
 
 class Forgetter:
     def __init__(
-        self, db: Database, embedder: Embedder, consolidator: Consolidator, settings: EngineSettings
+        self,
+        stores: Stores | Database,
+        embedder: Embedder,
+        consolidator: Consolidator,
+        settings: EngineSettings,
     ) -> None:
-        self.store = ForgetStore(db, embedder.dimension)
-        self.interactions = InteractionStore(db, embedder.dimension, settings.max_text_bytes)
-        self.leases = LeaseStore(db)
+        """Over the service's shared `stores` (consolidation/assembly.py), or a bare database's."""
+        if isinstance(stores, Database):
+            stores = Stores.open(stores, embedder.dimension, settings.max_text_bytes)
+        self.store = stores.forget
+        self.interactions = stores.interactions
+        self.leases = stores.leases
         self.embedder = embedder
         self.consolidator = consolidator
         self.settings = settings
-        self.holder = f"forget:{socket.gethostname()}:{os.getpid()}"
 
     async def forget_interaction(self, owner: Owner, interaction_id: str) -> Forgotten:
         require_owner(owner.tenant, owner.user_id)
         require_name("interaction id", interaction_id)
         await self.store.plan(owner, interaction_id)  # NotFound at once, before waiting for a lease
-        holder = f"{self.holder}:{uuid.uuid4().hex[:8]}"
+        holder = holder_id("forget")
         await self._acquire(owner, holder)
         try:
             # Planned again under the lease: from here on no consolidation can change the graph.
@@ -141,8 +143,7 @@ class Forgetter:
 
     async def _acquire(self, owner: Owner, holder: str) -> None:
         """Wait for a running consolidation to finish (bounded by one lease period)."""
-        seconds = self.settings.lease_seconds
-        if not await self.leases.wait_acquire(owner, holder, seconds, seconds):
+        if not await take_lease(self.leases, owner, holder, self.settings.lease_seconds, wait=True):
             raise Busy(f"consolidation for {owner.user_id!r} is running; retry the forget later")
 
     # -- rebuilding what survives ---------------------------------------------------------------

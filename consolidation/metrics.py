@@ -15,7 +15,7 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
 from consolidation.llm.types import LLMError
-from graph.errors import LeaseLost, StoreUnavailable
+from graph.errors import LeaseLost, StoreError
 from graph.leases import Backlog
 from graph.waiting import WaitingBacklog
 
@@ -34,7 +34,7 @@ def failure_class(error: BaseException) -> str:
         return "lease_lost"
     if isinstance(error, LLMError):
         return "llm"
-    if isinstance(error, StoreUnavailable) or type(error).__module__.startswith("neo4j"):
+    if isinstance(error, StoreError) or type(error).__module__.startswith("neo4j"):
         return "store"
     if isinstance(error, TimeoutError):
         return "timeout"

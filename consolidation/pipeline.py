@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Awaitable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
 
@@ -24,7 +24,6 @@ from consolidation.consolidator import (
     FactDrafts,
     MergeInput,
     RefineInput,
-    Turn,
 )
 from consolidation.embedders import Embedder
 from consolidation.gate import GateDecision, RecurrenceGate, in_time_order
@@ -32,12 +31,10 @@ from consolidation.llm.types import LLMError, LLMResult, Usage
 from consolidation.metrics import Metrics
 from consolidation.runs import run_record, with_products
 from consolidation.settings import EngineSettings
+from consolidation.stores import Stores
+from consolidation.turns import to_turn
 from consolidation.types import ConsolidationOutcome
-from graph.consolidations import ConsolidationStore
-from graph.episodes import EpisodeStore
 from graph.errors import LeaseLost
-from graph.facts import FactStore
-from graph.interactions import InteractionStore
 from graph.models import (
     ConsolidationWrite,
     Episode,
@@ -50,8 +47,7 @@ from graph.models import (
     RunWrite,
     new_id,
 )
-from graph.recall import RecallSearch
-from graph.waiting import Waiting, WaitingGroup, WaitingStore
+from graph.waiting import Waiting, WaitingGroup
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -62,24 +58,10 @@ class Deferred(Exception):
     """The unit could not be consolidated now (LLM failure, lost lease); it stays eligible."""
 
 
-@dataclass(frozen=True)
-class Stores:
-    interactions: InteractionStore
-    episodes: EpisodeStore
-    facts: FactStore
-    consolidations: ConsolidationStore
-    waiting: WaitingStore
-
-
-def to_turn(unit: Interaction) -> Turn:
-    return Turn(id=unit.id, speaker=unit.speaker, occurred_at=unit.occurred_at, text=unit.text)
-
-
 class UnitPipeline:
     def __init__(
         self,
         stores: Stores,
-        search: RecallSearch,
         embedder: Embedder,
         consolidator: Consolidator,
         settings: EngineSettings,
@@ -87,7 +69,7 @@ class UnitPipeline:
         metrics: Metrics | None = None,
     ) -> None:
         self.stores = stores
-        self.search = search
+        self.search = stores.search
         self.embedder = embedder
         self.consolidator = consolidator
         self.settings = settings

@@ -12,12 +12,12 @@ import numpy as np
 from consolidation import context as contexts
 from consolidation.embedders import Embedder
 from consolidation.offline import annotate_relative_dates
-from consolidation.pipeline import Stores
 from consolidation.sentences import WHOLE_TURNS, Matrix, focus
+from consolidation.stores import Stores
 from consolidation.tokens import count_tokens
 from consolidation.types import Budgets, Context, Recall, RecallHit
 from graph.models import Episode, Fact, Hit, Interaction, Owner
-from graph.recall import Candidates, RecallCandidates, RecallSearch, Sources
+from graph.recall import Candidates, RecallCandidates, Sources
 
 T = TypeVar("T", Interaction, Episode, Fact)
 # Reciprocal-rank-fusion constant: the usual 60 keeps one list's top hit from dominating.
@@ -33,14 +33,13 @@ class Recaller:
     def __init__(
         self,
         stores: Stores,
-        search: RecallSearch,
         embedder: Embedder,
         *,
         focus: bool = True,
         dates: bool = True,
     ) -> None:
         self.stores = stores
-        self.search = search
+        self.search = stores.search
         self.embedder = embedder
         # Whether a context shows lower-ranked turns by their sentences closest to the query, and
         # the absolute date beside each relative one ("yesterday (7 May 2023)").

@@ -9,10 +9,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from consolidation.embedding_template import DEFAULT_TEMPLATE, EmbeddingTemplate
 
-# minilm: all-MiniLM-L6-v2 on onnxruntime (the default, no torch); minilm-torch: the same model
-# through sentence-transformers (the `torch` extra); hashing: feature hashing for tests; openai: an
+# minilm: all-MiniLM-L6-v2's fp32 weights on onnxruntime (the default, no torch); minilm-int8: its
+# int8 weights, faster, close but not identical vectors; minilm-torch: the fp32 model through
+# sentence-transformers (the `torch` extra); hashing: feature hashing for tests; openai: an
 # OpenAI-compatible endpoint.
-EmbedderKind = Literal["minilm", "minilm-torch", "hashing", "openai"]
+EmbedderKind = Literal["minilm", "minilm-int8", "minilm-torch", "hashing", "openai"]
 Profile = Literal["chat", "task"]
 
 # RecMem's reference defaults per profile: (theta_sim, theta_count). They were tuned for
@@ -24,7 +25,7 @@ class EmbedderSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RECMEM_EMBEDDER_", env_file=".env", extra="ignore")
 
     kind: EmbedderKind = "minilm"
-    # hashing: any dimension; minilm, minilm-torch: 384 (fixed); openai: the model's own (or a
+    # hashing: any dimension; minilm, minilm-int8, minilm-torch: 384 (fixed); openai: the model's own (or a
     # requested reduction).
     dimension: int = Field(default=384, ge=8, le=8192)
     model: str = "text-embedding-3-small"

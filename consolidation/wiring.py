@@ -1,4 +1,5 @@
-"""Builds a MemoryEngine from settings: the one place that chooses providers."""
+"""Builds the service from settings: the one place that chooses providers (consolidation/assembly.py
+connects the parts)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
+from consolidation.assembly import Memory, assemble
 from consolidation.consolidator import Consolidator
 from consolidation.embedders import build_embedder
 from consolidation.engine import MemoryEngine
@@ -15,7 +17,6 @@ from consolidation.llm_consolidator import LLMConsolidator
 from consolidation.offline import OfflineConsolidator
 from consolidation.settings import EmbedderSettings, EngineSettings, LLMSettings
 from graph.database import Database
-from graph.schema import migrate
 from graph.settings import Neo4jSettings
 
 log = logging.getLogger(__name__)
@@ -45,12 +46,17 @@ def build_consolidator(settings: LLMSettings, *, warn_offline: bool = True) -> C
     return LLMConsolidator(model)
 
 
+def build_memory(db: Database, settings: AppSettings | None = None, *, warn_offline: bool = True) -> Memory:
+    """Every part of the service, over one set of stores."""
+    settings = settings or AppSettings()
+    consolidator = build_consolidator(settings.llm, warn_offline=warn_offline)
+    return assemble(db, build_embedder(settings.embedder), consolidator, settings.engine)
+
+
 def build_engine(
     db: Database, settings: AppSettings | None = None, *, warn_offline: bool = True
 ) -> MemoryEngine:
-    settings = settings or AppSettings()
-    consolidator = build_consolidator(settings.llm, warn_offline=warn_offline)
-    return MemoryEngine(db, build_embedder(settings.embedder), consolidator, settings.engine)
+    return build_memory(db, settings, warn_offline=warn_offline).engine
 
 
 @asynccontextmanager
@@ -59,8 +65,9 @@ async def open_engine(settings: AppSettings, *, warn_offline: bool = True) -> As
     db = Database.connect(settings.neo4j)
     try:
         await db.ping()
-        engine = build_engine(db, settings, warn_offline=warn_offline)
-        await migrate(db, engine.embedder.name, engine.embedder.dimension, engine.settings.embedding_template)
+        memory = build_memory(db, settings, warn_offline=warn_offline)
+        await memory.storage.migrate()
+        engine = memory.engine
         engine.start()
         try:
             yield engine

@@ -25,8 +25,6 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from neo4j.exceptions import TransientError
-
 from graph.errors import StoreUnavailable, WriteOutcomeUnknown
 from graph.interactions import InteractionStore, PreparedWrite
 from graph.models import StoredInteraction
@@ -39,7 +37,8 @@ MAX_GROUP_ITEMS = 1000
 # flight, the writes that arrive queue, and go together in the next group.
 MAX_IN_FLIGHT = 4
 # Failures every member shares: writing each alone again would only fail again (or twice).
-SHARED_FAILURES = (WriteOutcomeUnknown, StoreUnavailable, TransientError)
+# (StoreUnavailable includes StoreBusy: a transient failure that outlasted the retries.)
+SHARED_FAILURES = (WriteOutcomeUnknown, StoreUnavailable)
 
 
 @dataclass

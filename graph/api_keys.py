@@ -12,6 +12,7 @@ from graph.database import Database
 from graph.errors import NotFound
 from graph.models import new_id, to_python
 from graph.validation import require_name
+from graph.vocabulary import API_KEY_ID_PREFIX
 
 # Recognisable in logs and secret scanners; the random part carries 256 bits.
 KEY_PREFIX = "rmk_"
@@ -66,7 +67,7 @@ class ApiKeyStore:
         secret = KEY_PREFIX + secrets.token_urlsafe(32)
         rows = await self.db.write(
             "queries/api_keys/create",
-            id=new_id("key"),
+            id=new_id(API_KEY_ID_PREFIX),
             tenant=tenant,
             hash=hash_secret(secret),
             prefix=secret[:SHOWN_PREFIX_CHARS],

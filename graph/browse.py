@@ -9,105 +9,32 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from graph.database import Database, Row
-from graph.facts import Replacement
-from graph.models import ConsolidationRun, Episode, Fact, Interaction, Owner, to_python
+from graph.models import (
+    ConsolidationRun,
+    Cursor,
+    Derived,
+    Episode,
+    Fact,
+    FactLinks,
+    FactSources,
+    Interaction,
+    Owner,
+    Page,
+    PageRequest,
+    Replacement,
+    RunLinks,
+    User,
+    UserStats,
+    to_python,
+)
 from graph.records import episode_from, fact_from, interaction_from, run_from
 from graph.validation import require_aware
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class User:
-    id: str
-    tenant: str
-    created_at: datetime | None
-
-
-@dataclass(frozen=True)
-class UserStats:
-    interactions: int
-    consolidated: int
-    pending: int
-    episodes: int
-    episode_versions: int
-    active_facts: int
-    superseded_facts: int
-    runs: int
-    prompt_tokens: int
-    completion_tokens: int
-
-
-@dataclass(frozen=True)
-class Cursor:
-    """A position in a listing: the sort key (seq, or a time in ns) and the id that breaks ties."""
-
-    key: int
-    id: str
-
-
-@dataclass(frozen=True)
-class PageRequest:
-    """`limit` items after `after` (forward) or before `before` (backward), within [since, until)."""
-
-    limit: int
-    backward: bool = False
-    after: Cursor | None = None
-    before: Cursor | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-
-    def params(self) -> dict[str, Any]:
-        for name, moment in (("since", self.since), ("until", self.until)):
-            if moment is not None:
-                require_aware(name, moment)
-        return {
-            # One extra row tells whether another page follows.
-            "limit": self.limit + 1,
-            "after_key": self.after.key if self.after else None,
-            "after_id": self.after.id if self.after else None,
-            "before_key": self.before.key if self.before else None,
-            "before_id": self.before.id if self.before else None,
-            "since": self.since,
-            "until": self.until,
-        }
-
-
-@dataclass(frozen=True)
-class Page(Generic[T]):
-    """Items in ascending order; `has_more` says whether more lie beyond in the direction read."""
-
-    items: list[tuple[Cursor, T]]
-    has_more: bool
-
-
-@dataclass(frozen=True)
-class FactSources:
-    episodes: list[Episode]
-    interactions: list[Interaction]
-
-
-@dataclass(frozen=True)
-class FactLinks:
-    supersedes: list[Replacement]
-    superseded_by: list[Replacement]
-
-
-@dataclass(frozen=True)
-class Derived:
-    episodes: list[Episode]
-    facts: list[Fact]
-
-
-@dataclass(frozen=True)
-class RunLinks:
-    read: list[str]
-    produced: list[str]
 
 
 class BrowseStore:

@@ -19,6 +19,7 @@ from neo4j import (
     Record,
 )
 from neo4j.exceptions import (
+    AuthError,
     DriverError,
     IncompleteCommit,
     Neo4jError,
@@ -27,8 +28,15 @@ from neo4j.exceptions import (
     TransientError,
 )
 
-from graph.cypher import statement
-from graph.errors import StoreUnavailable, WriteOutcomeUnknown
+from graph.cypher import statement, statements_in
+from graph.errors import (
+    QueryFailed,
+    StoreAuthFailed,
+    StoreBusy,
+    StoreError,
+    StoreUnavailable,
+    WriteOutcomeUnknown,
+)
 from graph.settings import Neo4jSettings
 
 T = TypeVar("T")
@@ -85,8 +93,8 @@ class Database:
     async def ping(self) -> None:
         try:
             await self.driver.verify_connectivity()
-        except (ServiceUnavailable, SessionExpired, OSError) as error:
-            raise StoreUnavailable(f"Neo4j is not reachable: {error}") from error
+        except (DriverError, Neo4jError, OSError) as error:
+            raise translate(error) from error
 
     async def read(self, name: str, **params: Any) -> list[Row]:
         """One statement in an auto-commit read transaction: one round trip fewer than a managed
@@ -101,10 +109,10 @@ class Database:
                     return [_row(record) async for record in result]
             except (ServiceUnavailable, SessionExpired, TransientError) as error:
                 if attempt + 1 == READ_ATTEMPTS or loop.time() >= deadline:
-                    if isinstance(error, TransientError):
-                        raise
-                    raise StoreUnavailable(f"Neo4j is not reachable: {error}") from error
+                    raise translate(error) from error
                 await asyncio.sleep(READ_RETRY_DELAY_S * (attempt + 1))
+            except (DriverError, Neo4jError) as error:
+                raise translate(error) from error
         raise AssertionError("unreachable")
 
     async def write(self, name: str, **params: Any) -> list[Row]:
@@ -122,8 +130,15 @@ class Database:
         """Run ``work`` as one transaction: all of it commits, or none of it (retried if transient)."""
         return await self._execute("write", work)
 
-    async def read_transaction(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
-        return await self._execute("read", work)
+    async def run_schema(self, folder: str, **params: Any) -> None:
+        """Every statement of ``cypher/<folder>/`` in file order, each in its own auto-commit
+        transaction: schema commands cannot share a transaction with data writes."""
+        try:
+            async with self.driver.session(database=self.name) as session:
+                for _, text in statements_in(folder):
+                    await (await session.run(text, params)).consume()
+        except (DriverError, Neo4jError, OSError) as error:
+            raise translate(error) from error
 
     async def _execute(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         """`work` in a managed transaction, tried again after transient failures until the retry
@@ -142,13 +157,11 @@ class Database:
             try:
                 return await self._transaction(mode, counted)
             except IncompleteCommit as error:
-                raise WriteOutcomeUnknown(f"the connection to Neo4j broke during COMMIT: {error}") from error
+                raise translate(error) from error
             except (DriverError, Neo4jError) as error:
                 remaining = deadline - loop.time()
                 if not error.is_retryable() or remaining <= 0:
-                    if isinstance(error, ServiceUnavailable | SessionExpired):
-                        raise StoreUnavailable(f"Neo4j is not reachable: {error}") from error
-                    raise  # a transient error out of retries, a Cypher error: as the driver raised it
+                    raise translate(error) from error
                 # Jitter spreads out the writers that failed together (one restart).
                 await asyncio.sleep(min(remaining, delay * random.uniform(0.5, 1.0)))  # noqa: S311
                 delay = min(TX_RETRY_MAX_DELAY_S, delay * 2)
@@ -160,6 +173,21 @@ class Database:
                 if mode == "read":
                     return await session.execute_read(work)
                 return await session.execute_write(work)
+
+
+def translate(error: DriverError | Neo4jError | OSError) -> StoreError:
+    """The graph error for a driver error; the original stays attached as `__cause__`."""
+    if isinstance(error, IncompleteCommit):  # before ServiceUnavailable, its base class
+        return WriteOutcomeUnknown(f"the connection to Neo4j broke during COMMIT: {error}")
+    if isinstance(error, ServiceUnavailable | SessionExpired | OSError):
+        return StoreUnavailable(f"Neo4j is not reachable: {error}")
+    if isinstance(error, TransientError):
+        return StoreBusy(f"Neo4j could not complete the statement, retries exhausted: {error}")
+    if isinstance(error, AuthError):
+        return StoreAuthFailed(f"Neo4j refused the credentials: {error.message or error}")
+    if isinstance(error, Neo4jError):
+        return QueryFailed(error.message or str(error), error.code)
+    return StoreError(f"Neo4j driver error: {error}")
 
 
 def _pipelined_begin(session: AsyncSession) -> AbstractContextManager[None]:

@@ -6,8 +6,6 @@ from datetime import datetime
 from typing import Any
 
 from graph.database import Database
-from graph.errors import NotFound
-from graph.lucene import lucene_query
 from graph.models import Episode, Hit, Owner
 from graph.records import episode_from
 from graph.validation import require_aware
@@ -32,20 +30,6 @@ class EpisodeStore:
         rows = await self.db.read(name, **params)
         return [Hit(episode_from(r["episode"]), float(r["score"])) for r in rows]
 
-    async def search_text(self, owner: Owner, text: str, k: int) -> list[Hit[Episode]]:
-        lucene = lucene_query(text, owner)
-        if lucene is None:
-            return []
-        rows = await self.db.read("queries/episodes/search_text", **owner.params(), lucene=lucene, k=k)
-        return [Hit(episode_from(r["episode"]), float(r["score"])) for r in rows]
-
     async def get(self, owner: Owner, ids: list[str]) -> list[Episode]:
         rows = await self.db.read("queries/episodes/get", **owner.params(), ids=ids)
-        return [episode_from(r["episode"]) for r in rows]
-
-    async def versions(self, owner: Owner, episode_id: str) -> list[Episode]:
-        """The whole version chain containing this episode, newest first."""
-        rows = await self.db.read("queries/episodes/versions", **owner.params(), id=episode_id)
-        if not rows:
-            raise NotFound(f"episode {episode_id!r} not found")
         return [episode_from(r["episode"]) for r in rows]

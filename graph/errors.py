@@ -1,4 +1,8 @@
-"""Typed errors raised by the storage layer. Callers map them to API error codes."""
+"""Typed errors raised by the storage layer. Callers map them to API error codes.
+
+No driver exception leaves `graph`: graph/database.py translates each into one of these, so the
+layers above know the store's failures without knowing the driver.
+"""
 
 from __future__ import annotations
 
@@ -19,17 +23,41 @@ class SchemaMismatch(GraphError):
     """The database was built for another embedder or dimension."""
 
 
-class StoreUnavailable(GraphError):
+class StoreError(GraphError):
+    """Neo4j (or the driver talking to it) failed a statement: the base of every translated
+    driver error, so a caller can tell a store failure from a bug in one check."""
+
+
+class StoreUnavailable(StoreError):
     """Neo4j cannot be reached or answered with a transient failure after retries.
 
     Raised by a write, it means the write did not commit (the transaction was rolled back or
     never reached COMMIT), except for its subclass WriteOutcomeUnknown."""
 
 
+class StoreBusy(StoreUnavailable):
+    """A transient failure (a deadlock, a lock timeout, a leader switch) that outlasted the retry
+    window: Neo4j answers, but this statement could not get through. Nothing committed."""
+
+
 class WriteOutcomeUnknown(StoreUnavailable):
     """The connection broke while COMMIT was in flight (the driver's IncompleteCommit): the
     transaction may or may not have committed. Never retried here: only an idempotent write
     (one keyed by source_ref) is safe to send again."""
+
+
+class StoreAuthFailed(StoreError):
+    """Neo4j answered but refused the configured credentials: a setting to correct, not an outage."""
+
+
+class QueryFailed(StoreError):
+    """Neo4j refused a statement (a Cypher error, a constraint, a database error). `code` is the
+    server's status code (e.g. Neo.ClientError.Statement.SyntaxError), `message` its own words."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(f"{code}: {message}" if code else message)
+        self.code = code
+        self.message = message
 
 
 class LocalServerError(GraphError):

@@ -15,6 +15,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.database import Database, run
 from graph.models import ConsolidationWrite, Owner, new_id
+from graph.vocabulary import EVENT_ID_PREFIX
 
 # Records one poll reads at most; a reader that gets a full page reads again at once.
 PAGE = 200
@@ -80,7 +81,7 @@ async def append_event(tx: AsyncManagedTransaction, owner: Owner, write: Consoli
     trigger = write.runs[0].trigger if write.runs else (consolidated[-1] if consolidated else episode.id)
     params: dict[str, Any] = {
         **owner.params(),
-        "id": new_id("evt"),
+        "id": new_id(EVENT_ID_PREFIX),
         "origin": write.lease_holder,
         "trigger_id": trigger,
         "action": "merged" if episode.previous_id else "created",

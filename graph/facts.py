@@ -2,44 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from graph.database import Database
 from graph.errors import NotFound
-from graph.lucene import lucene_query
-from graph.models import ConsolidationRun, Episode, Fact, Hit, Interaction, Owner, to_python
+from graph.models import EpisodeWithSources, Fact, Hit, Owner, Provenance, Replacement, to_python
 from graph.records import episode_from, fact_from, interaction_from, run_from
 from graph.validation import require_aware
 from graph.vectors import vector_param
-
-
-@dataclass(frozen=True)
-class Replacement:
-    """One SUPERSEDES edge seen from a fact: the other fact, why, and when."""
-
-    fact: Fact
-    reason: str | None
-    at: datetime | None
-
-
-@dataclass(frozen=True)
-class EpisodeWithSources:
-    episode: Episode
-    sources: list[tuple[Interaction, float | None]]
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """Why the memory believes a fact, since when, and what it replaced."""
-
-    fact: Fact
-    episodes: list[EpisodeWithSources]
-    interactions: list[Interaction]
-    supersedes: list[Replacement]
-    superseded_by: list[Replacement]
-    runs: list[ConsolidationRun]
 
 
 class FactStore:
@@ -58,13 +29,6 @@ class FactStore:
             require_aware("as_of", as_of)
             name, params["as_of"] = "queries/facts/search_vector_as_of", as_of
         rows = await self.db.read(name, **params)
-        return [Hit(fact_from(r["fact"]), float(r["score"])) for r in rows]
-
-    async def search_text(self, owner: Owner, text: str, k: int) -> list[Hit[Fact]]:
-        lucene = lucene_query(text, owner)
-        if lucene is None:
-            return []
-        rows = await self.db.read("queries/facts/search_text", **owner.params(), lucene=lucene, k=k)
         return [Hit(fact_from(r["fact"]), float(r["score"])) for r in rows]
 
     async def get(self, owner: Owner, ids: list[str]) -> list[Fact]:

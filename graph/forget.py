@@ -20,11 +20,12 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 # The commit's own run writer: rebuild calls are accounted exactly like consolidation calls.
-from graph.consolidations import _record_runs, _require_lease, label_of
+from graph.commit_steps import check_run_links, record_runs, require_lease
 from graph.database import Database, run
 from graph.errors import InvalidInput, NotFound
 from graph.models import Owner, RunWrite
 from graph.validation import require_text, require_vector
+from graph.vocabulary import MAX_FACT_BYTES, MAX_SUMMARY_BYTES
 
 
 @dataclass(frozen=True)
@@ -192,7 +193,7 @@ class ForgetStore:
         quantized = await self._quantized_labels()
 
         async def work(tx: AsyncManagedTransaction) -> Forgotten:
-            await _require_lease(tx, owner, erasure.lease_holder)
+            await require_lease(tx, owner, erasure.lease_holder)
             params: dict[str, Any] = owner.params()
             erased_nodes = [erasure.interaction_id, *erasure.episode_ids, *erasure.fact_ids]
             runs = await run(tx, "queries/forget/delete_runs", params | {"node_ids": erased_nodes})
@@ -217,7 +218,7 @@ class ForgetStore:
                 raise NotFound(f"interaction {erasure.interaction_id!r} not found")
             await self._remove(tx, params, "Interaction", [erasure.interaction_id], quantized)
             await _rewrite(tx, params, erasure)
-            await _record_runs(tx, owner, erasure.runs)
+            await record_runs(tx, owner, erasure.runs)
             return Forgotten(
                 interaction_ids=[erasure.interaction_id],
                 episode_ids=erasure.episode_ids,
@@ -289,14 +290,12 @@ class ForgetStore:
 
     def _validate(self, erasure: InteractionErasure) -> None:
         for episode in erasure.episode_rewrites:
-            require_text("rebuilt episode summary", episode.summary, 1 << 20)
+            require_text("rebuilt episode summary", episode.summary, MAX_SUMMARY_BYTES)
             require_vector("rebuilt episode embedding", episode.embedding, self.dimension)
         for fact in erasure.fact_rewrites:
-            require_text("rebuilt fact text", fact.text, 1 << 16)
+            require_text("rebuilt fact text", fact.text, MAX_FACT_BYTES)
             require_vector("rebuilt fact embedding", fact.embedding, self.dimension)
-        for record in erasure.runs:
-            for node_id in [*record.read_ids, *record.produced_ids]:
-                label_of(node_id)
+        check_run_links(erasure.runs)
         rewritten = {e.id for e in erasure.episode_rewrites} | {f.id for f in erasure.fact_rewrites}
         if rewritten & (set(erasure.episode_ids) | set(erasure.fact_ids)):
             raise InvalidInput("a node cannot be both erased and rewritten")

@@ -10,7 +10,6 @@ from neo4j.vector import Vector
 
 from graph.database import Database, Row
 from graph.errors import InvalidInput
-from graph.lucene import lucene_query
 from graph.models import (
     Hit,
     Interaction,
@@ -27,6 +26,7 @@ from graph.validation import (
     require_text,
 )
 from graph.vectors import vector_param
+from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES, INTERACTION_ID_PREFIX
 
 MAX_BATCH = 10_000
 WRITE = "queries/interactions/write_batch"
@@ -37,13 +37,10 @@ SEARCH_POOL = 100
 class InteractionStore:
     """Writes and reads `Interaction` nodes, always scoped to one owner."""
 
-    def __init__(self, db: Database, dimension: int, max_text_bytes: int = 32 * 1024) -> None:
+    def __init__(self, db: Database, dimension: int, max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES) -> None:
         self.db = db
         self.dimension = dimension
         self.max_text_bytes = max_text_bytes
-
-    async def write(self, owner: Owner, item: NewInteraction) -> StoredInteraction:
-        return (await self.write_batch(owner, [item]))[0]
 
     async def write_batch(self, owner: Owner, items: list[NewInteraction]) -> list[StoredInteraction]:
         """Store items durably in one statement; a known source_ref returns the existing id."""
@@ -107,21 +104,6 @@ class InteractionStore:
             name = "queries/interactions/search_vector"
             params["consolidated"] = [False, True] if include_consolidated else [False]
         rows = await self.db.read(name, **params)
-        return [Hit(interaction_from(r["interaction"]), float(r["score"])) for r in rows]
-
-    async def search_text(
-        self, owner: Owner, text: str, k: int, *, include_consolidated: bool = True
-    ) -> list[Hit[Interaction]]:
-        lucene = lucene_query(text, owner)
-        if lucene is None:
-            return []
-        rows = await self.db.read(
-            "queries/interactions/search_text",
-            **owner.params(),
-            lucene=lucene,
-            k=k,
-            include_consolidated=include_consolidated,
-        )
         return [Hit(interaction_from(r["interaction"]), float(r["score"])) for r in rows]
 
     def _validate(self, owner: Owner, items: list[NewInteraction]) -> None:
@@ -203,7 +185,7 @@ class _Plan:
             if ref is not None and ref in first:
                 self.ids.append(first[ref])
                 continue
-            record_id = new_id("int")
+            record_id = new_id(INTERACTION_ID_PREFIX)
             first.update({ref: record_id} if ref is not None else {})
             self.ids.append(record_id)
             self.rows.append(_row(record_id, item, embedding))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from graph.database import Database
-from graph.errors import StoreUnavailable
+from graph.errors import StoreBusy, StoreUnavailable
 from graph.models import Owner
 
 T = TypeVar("T")
@@ -73,9 +73,13 @@ class LeaseStore:
             rows = await self.db.write(
                 "queries/leases/acquire", **owner.params(), holder=holder, lease_ms=_ms(seconds)
             )
-        except StoreUnavailable:
+        except StoreUnavailable as error:
             # Neo4j unreachable: a release would fail too, after the driver's retries. A lease
             # taken nonetheless expires; this holder (re-entrant) takes it back on its retry.
+            # A busy store (StoreBusy) answers, though: give the lease back as for any failure.
+            if isinstance(error, StoreBusy):
+                with contextlib.suppress(Exception):
+                    await self.release(owner, holder)
             raise
         except (asyncio.CancelledError, Exception):
             # In doubt: the statement may have committed before the cancellation or the failure

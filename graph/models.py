@@ -6,18 +6,16 @@ import hashlib
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, TypeVar
 
-from graph.validation import VectorValues
+from graph.validation import VectorValues, require_aware
 
-FactKind = Literal["preference", "attribute", "event", "plan", "relation", "other"]
-FactStatus = Literal["active", "superseded", "retracted"]
-RunOp = Literal["create_episode", "merge_episode", "refine_facts", "answer"]
 T = TypeVar("T")
 
 
 def new_id(prefix: str) -> str:
-    """Readable, globally unique ids: the prefix says which label a bare id belongs to."""
+    """Readable, globally unique ids: the prefix (graph/vocabulary.py: INTERACTION_PREFIX, ...)
+    says which label a bare id belongs to."""
     return f"{prefix}_{uuid.uuid4().hex}"
 
 
@@ -195,6 +193,124 @@ class ConsolidationWrite:
     facts_run_id: str | None = None
     # When set, the commit happens only while this holder still owns the user's lease.
     lease_holder: str | None = None
+
+
+# -- read models: what browsing and the audit trail return --------------------------------------
+
+
+@dataclass(frozen=True)
+class User:
+    id: str
+    tenant: str
+    created_at: datetime | None
+
+
+@dataclass(frozen=True)
+class UserStats:
+    interactions: int
+    consolidated: int
+    pending: int
+    episodes: int
+    episode_versions: int
+    active_facts: int
+    superseded_facts: int
+    runs: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """A position in a listing: the sort key (seq, or a time in ns) and the id that breaks ties."""
+
+    key: int
+    id: str
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    """`limit` items after `after` (forward) or before `before` (backward), within [since, until)."""
+
+    limit: int
+    backward: bool = False
+    after: Cursor | None = None
+    before: Cursor | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+    def params(self) -> dict[str, Any]:
+        for name, moment in (("since", self.since), ("until", self.until)):
+            if moment is not None:
+                require_aware(name, moment)
+        return {
+            # One extra row tells whether another page follows.
+            "limit": self.limit + 1,
+            "after_key": self.after.key if self.after else None,
+            "after_id": self.after.id if self.after else None,
+            "before_key": self.before.key if self.before else None,
+            "before_id": self.before.id if self.before else None,
+            "since": self.since,
+            "until": self.until,
+        }
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """Items in ascending order; `has_more` says whether more lie beyond in the direction read."""
+
+    items: list[tuple[Cursor, T]]
+    has_more: bool
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """One SUPERSEDES edge seen from a fact: the other fact, why, and when."""
+
+    fact: Fact
+    reason: str | None
+    at: datetime | None
+
+
+@dataclass(frozen=True)
+class FactSources:
+    episodes: list[Episode]
+    interactions: list[Interaction]
+
+
+@dataclass(frozen=True)
+class FactLinks:
+    supersedes: list[Replacement]
+    superseded_by: list[Replacement]
+
+
+@dataclass(frozen=True)
+class Derived:
+    episodes: list[Episode]
+    facts: list[Fact]
+
+
+@dataclass(frozen=True)
+class RunLinks:
+    read: list[str]
+    produced: list[str]
+
+
+@dataclass(frozen=True)
+class EpisodeWithSources:
+    episode: Episode
+    sources: list[tuple[Interaction, float | None]]
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Why the memory believes a fact, since when, and what it replaced."""
+
+    fact: Fact
+    episodes: list[EpisodeWithSources]
+    interactions: list[Interaction]
+    supersedes: list[Replacement]
+    superseded_by: list[Replacement]
+    runs: list[ConsolidationRun]
 
 
 def to_python(value: Any) -> Any:

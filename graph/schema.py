@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from graph.cypher import statements_in
 from graph.database import Database
 from graph.errors import SchemaMismatch
 
@@ -110,9 +109,7 @@ async def record_spec(db: Database, spec: EmbeddingSpec) -> None:
 
 async def _create_missing(db: Database, dimension: int) -> None:
     # Schema commands cannot share a transaction with data writes, so each runs on its own.
-    async with db.driver.session(database=db.name) as session:
-        for _, text in statements_in("schema"):
-            await (await session.run(text, {"dimension": dimension})).consume()
+    await db.run_schema("schema", dimension=dimension)
     await db.read("queries/schema/await_indexes", timeout_s=INDEX_TIMEOUT_S)
 
 

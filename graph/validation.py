@@ -9,8 +9,8 @@ import numpy as np
 import numpy.typing as npt
 
 from graph.errors import InvalidInput
+from graph.vocabulary import MAX_CONTEXT_TOKENS, MAX_ID_CHARS
 
-MAX_ID_CHARS = 256
 # A vector as callers hold it: a list of floats, or an embedder's float32 row.
 VectorValues = Sequence[float] | npt.NDArray[np.float32]
 
@@ -60,10 +60,6 @@ def require_vector(what: str, vector: VectorValues, dimension: int) -> np.ndarra
     if not stored.any():
         raise InvalidInput(f"{what} is all zeros (norm 0): it has no direction to compare by cosine")
     return stored
-
-
-# A context larger than any current model's window is a mistake, not a request.
-MAX_CONTEXT_TOKENS = 200_000
 
 
 def require_token_budget(tokens: int | None) -> None:

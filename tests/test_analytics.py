@@ -18,7 +18,7 @@ import pytest
 from neo4j import RoutingControl
 from typer.testing import CliRunner
 
-from api.cypher_cli import (
+from cli.analytics import (
     AnalyticsError,
     bind,
     catalog,

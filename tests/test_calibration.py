@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from api.calibrate_cli import register
+from cli.calibrate import register
 from consolidation.calibration import (
     REFERENCE_THETA_SIM,
     CalibrationError,

@@ -24,10 +24,10 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from api import memory_cli
-from api.cli import app
-from api.service_cli import reachable
+from cli import memory as memory_cli
+from cli.main import app
 from graph.local_server import ENTRY_CLASS, LocalNeo4j
+from graph.reachability import reachable
 from graph.settings import Neo4jSettings
 from tests.conftest import DIMENSION, TEST_TEMPLATE
 

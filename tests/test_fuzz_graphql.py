@@ -16,7 +16,12 @@ from starlette.applications import Starlette
 
 from api.app import create_app
 from api.errors import ApiError, ErrorCode
-from bench.fuzz_cases import KINDS, Fuzzer, WriteProbe, cases, failed, load_schema, summarize
+from bench.fuzz.case import KINDS
+from bench.fuzz.documents import load_schema
+from bench.fuzz.generate import cases
+from bench.fuzz.probe import WriteProbe
+from bench.fuzz.runner import Fuzzer
+from bench.fuzz.summary import failed, summarize
 from consolidation.access import AccessKeys
 from consolidation.wiring import AppSettings
 from graph.database import Database
@@ -100,13 +105,14 @@ async def test_the_fuzz_catches_an_internal_error_and_a_write_before_a_rejection
     """The checks can fail: `remember` made to write and then fail answers a masked 500 (with the
     graphql-response media type) and a null field, which the summary reports."""
     engine = live.app.state.services.engine
-    original = engine.remember
+    # Both mutations (remember and rememberBatch) write through remember_batch.
+    original = engine.remember_batch
 
     async def broken(*args: object, **kwargs: object) -> object:
         await original(*args, **kwargs)
         raise RuntimeError("injected")
 
-    monkeypatch.setattr(engine, "remember", broken)
+    monkeypatch.setattr(engine, "remember_batch", broken)
     valid = [
         c for c in cases(SEED, 4000, MAX_BODY, load_schema()) if c.kind == "valid" and b"remember(" in c.body
     ]
@@ -150,7 +156,7 @@ async def test_websocket_request_errors_are_coded_once_and_not_internal(
     """Over graphql-transport-ws a document without an operation answered INTERNAL, and every
     error of a query was recoded twice (the second pass logged a false "internal error")."""
     fuzzer = await _fuzzer(db, live)
-    ws = await fuzzer._connect(init=True)
+    ws = await fuzzer.websocket.connect(init=True)
     try:
         answers = {}
         for op, document in (

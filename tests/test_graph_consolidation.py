@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from consolidation.embedders.hashing import HashingEmbedder
+from graph.browse import BrowseStore
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
 from graph.episodes import EpisodeStore
@@ -148,7 +149,7 @@ async def test_new_episode_version_supersedes_and_inherits_sources(
         db, owner, embedder, ids[3:], "Alice eats sushi weekly.", T0 + timedelta(days=4), previous=first.id
     )
     store = EpisodeStore(db, DIMENSION)
-    versions = await store.versions(owner, first.id)
+    versions = (await BrowseStore(db).episode_versions(owner.tenant, [first.id]))[first.id]
     assert [(v.id, v.version, v.current) for v in versions] == [(second.id, 2, True), (first.id, 1, False)]
     assert versions[1].superseded_at is not None
     sources = await RecallSearch(db, DIMENSION).sources(owner, [second.id], [])
@@ -254,8 +255,7 @@ async def test_unknown_or_foreign_ids_are_refused(
     assert await _graph_size(db, owner) == size
     with pytest.raises(NotFound):
         await FactStore(db, DIMENSION).provenance(owner, "fact_missing")
-    with pytest.raises(NotFound):
-        await EpisodeStore(db, DIMENSION).versions(owner, "epi_missing")
+    assert "epi_missing" not in await BrowseStore(db).episode_versions(owner.tenant, ["epi_missing"])
 
 
 async def test_lease_is_exclusive_and_guards_the_commit(

@@ -11,7 +11,7 @@ from consolidation.embedders.hashing import HashingEmbedder
 from graph.database import Database
 from graph.errors import InvalidInput
 from graph.interactions import InteractionStore
-from graph.models import NewInteraction, Owner
+from graph.models import Hit, Interaction, NewInteraction, Owner
 from graph.recall import RecallSearch
 from graph.records import instant
 from tests.conftest import DIMENSION
@@ -32,6 +32,14 @@ def _items(embedder: HashingEmbedder, texts: list[str], refs: bool = True) -> li
         )
         for i, text in enumerate(texts)
     ]
+
+
+async def _lexical(db: Database, owner: Owner, text: str, k: int) -> list[Hit[Interaction]]:
+    """Full-text search over the owner's interactions, as recall runs it (its lexical view)."""
+    found = await RecallSearch(db, DIMENSION).candidates(
+        owner, [1.0] * DIMENSION, text, interactions=k, episodes=0, facts=0, include_consolidated=True
+    )
+    return found.interactions.lexical
 
 
 async def _count(db: Database, owner: Owner) -> int:
@@ -85,7 +93,7 @@ async def test_reads_are_scoped_to_the_owner(db: Database, owner: Owner, embedde
         await store.search(owner, query, 10),
         await store.search(owner, query, 10, include_consolidated=False),
         await store.search(owner, query, 10, as_of=T0 + timedelta(days=1)),
-        await store.search_text(owner, "sushi", 10),
+        await _lexical(db, owner, "sushi", 10),
     ):
         assert [h.item.id for h in hits] == [mine[0].id]
         assert {(h.item.tenant, h.item.user_id) for h in hits} == {(owner.tenant, owner.user_id)}
@@ -110,9 +118,9 @@ async def test_vector_search_returns_k_hits_with_plain_cosine(
 async def test_full_text_escapes_lucene_syntax(db: Database, owner: Owner, embedder: HashingEmbedder) -> None:
     store = InteractionStore(db, DIMENSION)
     await store.write_batch(owner, _items(embedder, ["C++ (and Rust) are fun: really!"]))
-    hits = await store.search_text(owner, 'rust) OR owner_key:* AND "fun', 5)
+    hits = await _lexical(db, owner, 'rust) OR owner_key:* AND "fun', 5)
     assert [h.item.text for h in hits] == ["C++ (and Rust) are fun: really!"]
-    assert await store.search_text(owner, "*** ???", 5) == []
+    assert await _lexical(db, owner, "*** ???", 5) == []
 
 
 @pytest.mark.parametrize(

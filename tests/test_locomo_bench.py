@@ -1,4 +1,4 @@
-"""bench/locomo.py: evidence parsing, recall scoring, answer metrics, the report, and a smoke run."""
+"""bench/locomo: evidence parsing, recall scoring, answer metrics, the report, and a smoke run."""
 
 from __future__ import annotations
 
@@ -18,19 +18,14 @@ from bench.common import (
     normalize_answer,
     token_f1,
 )
-from bench.locomo import (
-    Construction,
-    Question,
+from bench.locomo.cli import main
+from bench.locomo.construction import Construction
+from bench.locomo.data import Question, load_samples, normalize_dia_id, pair_units, parse_evidence
+from bench.locomo.markdown import markdown_report
+from bench.locomo.modes import mode_settings
+from bench.locomo.report import build_report
+from bench.locomo.scoring import (
     QuestionResult,
-    build_report,
-    check_targets,
-    load_samples,
-    main,
-    markdown_report,
-    mode_settings,
-    normalize_dia_id,
-    pair_units,
-    parse_evidence,
     reached_interactions,
     recalled_context,
     resolve_evidence,
@@ -38,6 +33,7 @@ from bench.locomo import (
     summarize_questions,
     token_prefix,
 )
+from bench.locomo.targets import check_targets
 from consolidation.embedders.hashing import HashingEmbedder
 from consolidation.llm import build_language_model
 from consolidation.llm_consolidator import LLMConsolidator

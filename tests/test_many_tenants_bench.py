@@ -1,4 +1,5 @@
-"""bench/many_tenants.py: a run at a tiny size against the test Neo4j, and its exactness judge."""
+"""bench/many_tenants (`python -m bench.many_tenants`): a run at a tiny size against the test
+Neo4j, and its exactness judge."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def test_many_tenants_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path)
     output = tmp_path / "many_tenants.json"
     command = [
         sys.executable,
-        str(ROOT / "bench" / "many_tenants.py"),
+        "-m",
+        "bench.many_tenants",
         "--neo4j-uri",
         neo4j_settings.uri,
         "--layouts",

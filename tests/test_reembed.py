@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
+from cli.main import app
 from consolidation.embedders import Vectors
 from consolidation.embedders.hashing import HashingEmbedder
 from consolidation.embedding_template import EmbeddingTemplate

@@ -1,5 +1,5 @@
-"""bench/service.py: statistics, targets, non-recurring texts, and a smoke run against a real
-`recmem serve` process on the test Neo4j."""
+"""bench/service (`python -m bench.service`): statistics, targets, non-recurring texts, and a
+smoke run against a real `recmem serve` process on the test Neo4j."""
 
 from __future__ import annotations
 
@@ -18,8 +18,6 @@ from bench.service import TARGET_SIZE, Salads, floors, percentile, summary, targ
 from consolidation.embedders.hashing import HashingEmbedder
 from graph.settings import Neo4jSettings
 from tests.conftest import TEST_TEMPLATE
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_percentile_interpolates_like_numpy() -> None:
@@ -77,7 +75,8 @@ def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> N
     output = tmp_path / "service.json"
     command = [
         sys.executable,
-        str(ROOT / "bench" / "service.py"),
+        "-m",
+        "bench.service",
         "--neo4j-uri",
         neo4j_settings.uri,
         "--embedders",
@@ -198,7 +197,7 @@ def test_recorded_commands_hide_passwords() -> None:
 
 
 def test_statements_run_together_are_replayed_together() -> None:
-    from bench.service import _waves
+    from bench.service.floors import waves as _waves
 
     recorded = [("b", {}, 0.0, 5.0), ("a", {}, 0.1, 4.0), ("c", {}, 6.0, 7.0), ("d", {}, 6.5, 8.0)]
     assert [[name for name, _ in wave] for wave in _waves(recorded)] == [["b", "a"], ["c", "d"]]

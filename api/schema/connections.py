@@ -16,7 +16,7 @@ import strawberry
 
 from api.errors import bad_input
 from api.schema.decorators import resolver
-from graph.browse import Cursor, Page, PageRequest
+from graph.models import Cursor, Page, PageRequest
 
 T = TypeVar("T")
 M = TypeVar("M")

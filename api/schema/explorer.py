@@ -13,9 +13,10 @@ from api.schema.decorators import resolver
 from api.schema.nodes import ID, Episode, Fact, Info, Interaction
 from api.schema.user import User
 from consolidation.forgetting import ForgetPreview
-from graph.browse import User as UserRecord
 from graph.errors import InvalidInput
-from graph.validation import MAX_ID_CHARS, utf8_size
+from graph.models import User as UserRecord
+from graph.validation import utf8_size
+from graph.vocabulary import MAX_ID_CHARS
 
 
 @strawberry.type(description="The caller: the tenant its API key belongs to.")

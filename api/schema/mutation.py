@@ -16,11 +16,11 @@ from api.schema.decorators import mutation, resolver
 from api.schema.events import ConsolidationEvent
 from api.schema.nodes import ID, Info, Interaction
 from api.schema.query import UserId, require_user
+from consolidation.checks import CheckedBatch, check_batch
 from consolidation.forgetting import Forgotten, UserForgotten
 from consolidation.types import Remembered, Unit
 from graph import models
 from graph.models import Owner
-from graph.validation import utf8_size
 
 
 @strawberry.input(description="One interaction as an agent sends it.")
@@ -35,11 +35,8 @@ class UnitInput:
         default=None, description="The caller's id for it; resending the same one stores nothing new."
     )
 
-    def to_unit(self, max_bytes: int) -> Unit:
-        # Checked here too so that an oversize text is refused before anything is embedded.
-        size = utf8_size("text", self.text)
-        if size > max_bytes:
-            raise bad_input(f"text is {size} bytes; the limit is {max_bytes}")
+    def to_unit(self) -> Unit:
+        """The engine's validated model of it; `checked` then checks its text once."""
         return Unit(
             text=self.text,
             speaker=self.speaker,
@@ -166,14 +163,20 @@ Consolidate = Annotated[
 GENERATED_REF_PREFIX = "recmem:"
 
 
-def _units(context: Context, units: list[UnitInput]) -> list[Unit]:
+def checked(context: Context, owner: Owner, units: list[Unit]) -> CheckedBatch:
+    """The one check of a remember (consolidation/checks.py), here at the entry point: the engine
+    takes the checked batch as it is. A text is named as the client sent it."""
+    max_bytes = context.services.engine.settings.max_text_bytes
+    return check_batch(owner, units, max_bytes, text_label="text")
+
+
+def _units(context: Context, owner: Owner, units: list[UnitInput]) -> CheckedBatch:
     limit = context.services.settings.max_batch
     if not units:
         raise bad_input("units must not be empty")
     if len(units) > limit:
         raise bad_input(f"a batch holds at most {limit} units; got {len(units)}")
-    max_bytes = context.services.engine.settings.max_text_bytes
-    return [_keyed(u.to_unit(max_bytes)) for u in units]
+    return checked(context, owner, [_keyed(u.to_unit()) for u in units])
 
 
 def _keyed(unit: Unit) -> Unit:
@@ -182,20 +185,15 @@ def _keyed(unit: Unit) -> Unit:
     return unit.model_copy(update={"source_ref": f"{GENERATED_REF_PREFIX}{uuid.uuid4()}"})
 
 
-async def _remember(
-    context: Context, owner: Owner, units: list[Unit], consolidate: bool | None, *, batch: bool
-) -> list[Remembered]:
+async def _remember(context: Context, batch: CheckedBatch, consolidate: bool | None) -> list[Remembered]:
     """The engine's write, its outcome told apart for the client: done (data), not written or
     perhaps written (UNAVAILABLE with `written` and the sourceRefs to resend)."""
-    refs = [u.source_ref for u in units if u.source_ref is not None]
+    refs = [u.source_ref for u in batch.units if u.source_ref is not None]
     tracked = context.write_refs if context.write_refs is not None else []
     tracked.extend(refs)  # until known not written: a request timeout names them (api/http.py)
     engine = context.services.engine
     try:
-        if batch:
-            done = await engine.remember_batch(owner, units, consolidate=consolidate)
-        else:
-            done = [await engine.remember(owner, units[0], consolidate=consolidate)]
+        done = await engine.remember_batch(batch.owner, batch, consolidate=consolidate)
     except Exception as error:
         for ref in refs:
             tracked.remove(ref)
@@ -224,8 +222,7 @@ class Mutation:
         self, info: Info, input: RememberInput, consolidate: Consolidate = None
     ) -> RememberPayload | None:
         owner = info.context.owner(input.user_id)
-        units = _units(info.context, [input])
-        (done,) = await _remember(info.context, owner, units, consolidate, batch=False)
+        (done,) = await _remember(info.context, _units(info.context, owner, [input]), consolidate)
         return RememberPayload.of(owner.user_id, done)
 
     @mutation(description="Store a bounded batch of interactions of one user in one transaction.")
@@ -233,7 +230,7 @@ class Mutation:
         self, info: Info, user_id: UserId, units: list[UnitInput], consolidate: Consolidate = None
     ) -> list[RememberPayload] | None:
         owner = info.context.owner(user_id)
-        done = await _remember(info.context, owner, _units(info.context, units), consolidate, batch=True)
+        done = await _remember(info.context, _units(info.context, owner, units), consolidate)
         return [RememberPayload.of(owner.user_id, r) for r in done]
 
     @mutation(description="Consolidate the user's pending interactions now.")

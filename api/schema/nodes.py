@@ -15,27 +15,20 @@ import strawberry
 from api.context import Context
 from api.schema.decorators import resolver
 from graph import models
-from graph.facts import Provenance, Replacement
+from graph.models import Provenance, Replacement
+from graph.vocabulary import FACT_KINDS, FACT_STATUSES
 
 Info = strawberry.Info[Context, None]
 ID = strawberry.ID
 
 
-@strawberry.enum(description="Where a fact stands in time.")
-class FactStatus(Enum):
-    ACTIVE = "active"
-    SUPERSEDED = "superseded"
-    RETRACTED = "retracted"
+# Built from the vocabulary (graph/vocabulary.py): one member per word, named by it in capitals.
+# mypy reads a functional Enum only from a literal list; these are types all the same.
+FactStatus = Enum("FactStatus", [(s.upper(), s) for s in FACT_STATUSES])  # type: ignore[misc]
+strawberry.enum(FactStatus, description="Where a fact stands in time.")
 
-
-@strawberry.enum(description="What kind of statement a fact is.")
-class FactKind(Enum):
-    PREFERENCE = "preference"
-    ATTRIBUTE = "attribute"
-    EVENT = "event"
-    PLAN = "plan"
-    RELATION = "relation"
-    OTHER = "other"
+FactKind = Enum("FactKind", [(k.upper(), k) for k in FACT_KINDS])  # type: ignore[misc]
+strawberry.enum(FactKind, description="What kind of statement a fact is.")
 
 
 @strawberry.interface(description="Any memory node; its id is globally unique and typed by its prefix.")
@@ -236,12 +229,11 @@ class Fact(Node):
 
     @staticmethod
     def of(m: models.Fact) -> Fact:
-        kinds = {k.value for k in FactKind}
         return Fact(
             id=ID(m.id),
             user_id=ID(m.user_id),
             text=m.text,
-            kind=FactKind(m.kind if m.kind in kinds else "other"),
+            kind=FactKind(m.kind if m.kind in FACT_KINDS else "other"),
             status=FactStatus(m.status),
             valid_from=m.valid_from,
             valid_to=m.valid_to,

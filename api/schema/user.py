@@ -11,8 +11,8 @@ from api.errors import not_found
 from api.schema.connections import Connection, connection, page_request
 from api.schema.decorators import resolver
 from api.schema.nodes import ID, ConsolidationRun, Episode, Fact, FactStatus, Info, Interaction
-from graph.browse import PageRequest
-from graph.browse import UserStats as UserStatsRecord
+from graph.models import PageRequest
+from graph.models import UserStats as UserStatsRecord
 
 # Arguments every connection takes (Relay plus a time window on the listing's own time field).
 First = Annotated[int | None, strawberry.argument(description="Page size, reading forward.")]

@@ -1,5 +1,5 @@
-"""Embedders: all-MiniLM-L6-v2 on onnxruntime (the default) or on torch, an OpenAI-compatible
-endpoint, or feature hashing (tests)."""
+"""Embedders: all-MiniLM-L6-v2 on onnxruntime (the default; fp32 or int8 weights) or on torch, an
+OpenAI-compatible endpoint, or feature hashing (tests)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,12 @@ __all__ = ["Embedder", "EmbeddingError", "Vectors", "build_embedder", "featurele
 
 def build_embedder(settings: EmbedderSettings) -> Embedder:
     """The configured embedder; heavy ones import (and load their model) only when chosen."""
-    if settings.kind == "minilm":
+    if settings.kind in ("minilm", "minilm-int8"):
         from consolidation.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
-        return OnnxMiniLMEmbedder(batch_size=settings.batch_size)
+        return OnnxMiniLMEmbedder(
+            batch_size=settings.batch_size, weights="int8" if settings.kind == "minilm-int8" else "fp32"
+        )
     if settings.kind == "hashing":
         from consolidation.embedders.hashing import HashingEmbedder
 

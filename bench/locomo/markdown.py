@@ -1,0 +1,194 @@
+"""NAME.md: the report's tables (construction, recall per category, recall under token budgets,
+answers) and its targets, in Markdown."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+
+from bench.common import markdown_table
+from bench.locomo.construction import CONSTRUCTION_OPS
+from bench.locomo.data import CATEGORIES
+from bench.locomo.results import ByCategory, GroupSummary, ModeReport, Report, Targets, VariantReport
+from consolidation.calibration import REFERENCE_THETA_SIM
+
+# The rows of the per-category tables: the four categories, then every question.
+KEYS = [*(str(c) for c in CATEGORIES), "all"]
+CATEGORY_HEADERS = [f"{k} {CATEGORIES[int(k)]}" for k in KEYS[:-1]]
+
+
+def markdown_report(report: Report) -> str:
+    modes = report["modes"]
+    parts = [f"# LoCoMo: {', '.join(report['samples'])} ({report['unit']} units, {report['embedder']})", ""]
+    parts += [_settings_lines(report), "", "## Construction", "", _construction_table(modes), ""]
+    parts += [
+        "## Evidence recall per category (mean context tokens per question)",
+        "",
+        _recall_table(modes, report.get("recall_variants", {})),
+        "",
+    ]
+    parts += [
+        "## Under a token budget: evidence recall / answer-token recall (mean context tokens)",
+        "",
+        _budget_tables(modes),
+        "",
+    ]
+    if any("f1" in m["recall"]["by_category"]["all"] for m in modes.values()):
+        parts += ["## Answers (token F1 / BLEU-1 / judge accuracy)", "", _answer_table(modes), ""]
+    parts += ["## Targets", "", *target_lines(report["targets"]), ""]
+    return "\n".join(parts)
+
+
+def fmt(value: object, digits: int = 3) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _settings_lines(report: Report) -> str:
+    calibration = report.get("calibration") or {}
+    wall = report["wall_s"]
+    lines = [
+        f"- command: `{report['command']}`",
+        f"- LLM: {report['llm']['kind']} ({report['llm']['model']}, replies: {report['llm']['replies']})",
+        "- thresholds: " + "; ".join(f"{m}: {json.dumps(t)}" for m, t in report["thresholds"].items()),
+        f"- theta_sim: {report['theta_sim']['used']} ({report['theta_sim']['source']}); "
+        f"calibrated {calibration.get('theta_sim', '-')} (target {calibration.get('target', '-')}), "
+        f"RecMem default {REFERENCE_THETA_SIM}",
+        f"- wall time: {wall['total']} s in all, of which {wall['embedding']} s "
+        f"embedding turns and questions once, up front, and {wall.get('calibration', 0)} s "
+        "calibrating",
+    ]
+    return "\n".join(lines)
+
+
+def _construction_table(modes: Mapping[str, ModeReport]) -> str:
+    headers = [
+        "mode",
+        "LLM calls",
+        "prompt tokens",
+        "completion tokens",
+        "create / merge / refine calls",
+        "consolidated",
+        "triggered",
+        "wall s",
+    ]
+    rows = []
+    for mode, data in modes.items():
+        c = data["construction"]
+        ops = "/".join(fmt(c["by_op"].get(op, {}).get("calls", 0)) for op in CONSTRUCTION_OPS)
+        rows.append(
+            [
+                mode,
+                fmt(c["llm_calls"]),
+                fmt(c["prompt_tokens"]),
+                fmt(c["completion_tokens"]),
+                ops,
+                f"{fmt(c['interactions_consolidated'])} ({_pct(c['consolidated_share'])})",
+                f"{fmt(c['triggered'])} ({_pct(c['trigger_share'])})",
+                fmt(c["wall_s"], 1),
+            ]
+        )
+    return markdown_table(headers, rows)
+
+
+def _pct(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.1f}%"
+
+
+def _recall_rows(
+    modes: Mapping[str, ModeReport], variants: Mapping[str, VariantReport]
+) -> Iterable[tuple[str, ByCategory, float | None]]:
+    """(name, summary, recall wall time): the modes, then the variants (which have no time)."""
+    for mode, data in modes.items():
+        yield mode, data["recall"]["by_category"], data["recall"]["wall_s"]
+    for name, variant in variants.items():
+        yield name, variant["by_category"], None
+
+
+def _recall_table(modes: Mapping[str, ModeReport], variants: Mapping[str, VariantReport]) -> str:
+    headers = ["mode", *CATEGORY_HEADERS, "all", "recall wall s"]
+    rows = []
+    for name, by, wall_s in _recall_rows(modes, variants):
+        cells = [f"{fmt(by[k]['evidence_recall'])} ({fmt(by[k]['context_tokens'], 0)})" for k in KEYS]
+        rows.append([name, *cells, fmt(wall_s, 1)])
+    first = modes[next(iter(modes))]["recall"]["by_category"]
+    counts = ["questions", *(str(first[k]["questions"]) for k in KEYS), ""]
+    return markdown_table(headers, [*rows, counts])
+
+
+def _budget_tables(modes: Mapping[str, ModeReport]) -> str:
+    headers = ["tokens", "mode", *CATEGORY_HEADERS, "all"]
+    rows = []
+    for budget in budgets_of(modes):
+        for mode, data in modes.items():
+            by = data["recall"]["by_category"]
+            cells = [_budget_cell(by[k], budget) for k in KEYS]
+            rows.append([budget, mode, *cells])
+    return markdown_table(headers, rows)
+
+
+def _budget_cell(summary: GroupSummary, budget: str) -> str:
+    cell = summary["at_tokens"].get(budget)
+    if cell is None:
+        return "- / - (-)"
+    return f"{fmt(cell['evidence_recall'])} / {fmt(cell['answer_recall'])} ({fmt(cell['context_tokens'], 0)})"
+
+
+def budgets_of(modes: Mapping[str, ModeReport]) -> list[str]:
+    found = {b for data in modes.values() for b in data["recall"]["by_category"]["all"]["at_tokens"]}
+    return sorted(found, key=int)
+
+
+def _answer_table(modes: Mapping[str, ModeReport]) -> str:
+    headers = ["mode", *CATEGORY_HEADERS, "all"]
+    rows = []
+    for mode, data in modes.items():
+        by = data["recall"]["by_category"]
+        rows.append([mode, *(_answer_cell(by[k]) for k in KEYS)])
+    return markdown_table(headers, rows)
+
+
+def _answer_cell(summary: GroupSummary) -> str:
+    values = (summary.get("f1"), summary.get("bleu1"), summary.get("judge_accuracy"))
+    return " / ".join(fmt(value) for value in values)
+
+
+def target_lines(targets: Targets) -> list[str]:
+    lines = []
+    tokens = targets.get("prompt_tokens_vs_eager")
+    if tokens:
+        lines.append(
+            f"- recmem construction prompt tokens / eager's: {tokens['ratio']} "
+            f"(limit {tokens['limit']}): {_met(tokens['met'])}"
+        )
+    top10 = targets.get("raw_top10")
+    if top10:
+        lines.append(
+            f"- raw layer alone, top 10: evidence recall {top10['evidence_recall']} "
+            f"(limit {top10['limit']}): {_met(top10['met'])}"
+        )
+    for budget, check in targets.get("at_tokens_vs_raw", {}).items():
+        evidence = ", ".join(f"{name} {_signed(g)}" for name, g in check["evidence_difference"].items())
+        answers = ", ".join(f"{name} {_signed(g)}" for name, g in check["answer_difference"].items())
+        lines.append(
+            f"- at {budget} tokens, recmem minus raw: evidence {evidence}; answer tokens {answers}: "
+            f"{_met(check['met'])}"
+        )
+    recall = targets.get("evidence_recall_vs_raw")
+    if recall:
+        gaps = ", ".join(f"{name} {_signed(gap)}" for name, gap in recall["difference"].items())
+        lines.append(f"- recmem evidence recall minus raw's: {gaps}: {_met(recall['met'])}")
+    return lines or ["- (needs the recmem mode with eager and/or raw)"]
+
+
+def _met(met: bool) -> str:
+    return "met" if met else "MISSED"
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.3f}"

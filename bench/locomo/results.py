@@ -1,0 +1,188 @@
+"""The shapes of what the LoCoMo bench writes: NAME.json's objects, key for key.
+
+TypedDicts rather than dataclasses: the report is JSON, read back by the Markdown and the chart
+writers and quoted in README.md and bench/results/locomo.json, so its keys are the contract.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+from bench.machine import MachineInfo
+
+# Per construction op (create_episode, ...): calls, failed, prompt_tokens, completion_tokens.
+OpStats = dict[str, int]
+
+
+class ContextScore(TypedDict):
+    """One question's assembled context at one token budget."""
+
+    evidence_recall: float | None
+    answer_recall: float | None
+    context_tokens: float
+
+
+class BudgetSummary(TypedDict):
+    """The means of `ContextScore` over a group of questions."""
+
+    evidence_recall: float | None
+    answer_recall: float | None
+    context_tokens: float | None
+
+
+class GroupSummary(TypedDict):
+    """One category's (or all questions') recall, context size and answer metrics."""
+
+    questions: int
+    skipped: int
+    evidence_recall: float | None
+    context_tokens: float | None
+    reached_by_layer: dict[str, float | None]
+    at_tokens: dict[str, BudgetSummary]
+    # Only when the questions were answered (--answers).
+    f1: NotRequired[float | None]
+    bleu1: NotRequired[float | None]
+    judge_accuracy: NotRequired[float | None]
+
+
+# "1".."4" and "all" -> summary.
+ByCategory = dict[str, GroupSummary]
+
+
+class UsageLog(TypedDict):
+    """What the local LLM server logged, against what the ConsolidationRun nodes say."""
+
+    http_calls: int
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    agrees_with_runs: bool | None
+
+
+class ConstructionReport(TypedDict):
+    units: int
+    wall_s: float
+    llm_calls: int
+    failed_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    by_op: dict[str, OpStats]
+    interactions_consolidated: int
+    consolidated_share: float | None
+    triggered: int
+    trigger_share: float | None
+    deferred: int
+    server_usage_log: UsageLog | None
+
+
+class RecallReport(TypedDict):
+    wall_s: float
+    by_category: ByCategory
+
+
+class ModeReport(TypedDict):
+    construction: ConstructionReport
+    recall: RecallReport
+
+
+class VariantReport(TypedDict):
+    """Extra recall rows over a mode's memory (the token-matched raw recall)."""
+
+    by_category: ByCategory
+
+
+class TokenTarget(TypedDict):
+    ratio: float | None
+    limit: float
+    met: bool
+
+
+class RecallTarget(TypedDict):
+    difference: dict[str, float | None]
+    met: bool
+
+
+class BudgetTarget(TypedDict):
+    evidence_difference: dict[str, float | None]
+    answer_difference: dict[str, float | None]
+    met: bool
+
+
+class Top10Target(TypedDict):
+    evidence_recall: float | None
+    limit: float
+    met: bool
+
+
+class Targets(TypedDict, total=False):
+    """Each target appears only when the modes it compares ran."""
+
+    prompt_tokens_vs_eager: TokenTarget
+    evidence_recall_vs_raw: RecallTarget
+    at_tokens_vs_raw: dict[str, BudgetTarget]
+    raw_top10: Top10Target
+
+
+class DenseComparison(TypedDict):
+    other_run: str
+    questions: int
+    identical: int
+
+
+class Thresholds(TypedDict):
+    theta_sim: float
+    theta_count: int
+    gate_top_k: int
+    merge_threshold: float
+
+
+class LLMMeta(TypedDict):
+    kind: str
+    model: str
+    replies: str
+    answers: bool
+
+
+class ThetaSimMeta(TypedDict):
+    used: float
+    source: str
+    recmem_default: float
+
+
+class Meta(TypedDict):
+    """What the run was: the report's leading keys."""
+
+    benchmark: str
+    command: str
+    data: str
+    samples: list[str]
+    unit: str
+    units: int
+    questions: int
+    categories: dict[int, str]
+    embedder: str
+    llm: LLMMeta
+    tenant: str
+    budgets: dict[str, int]
+    token_budgets: list[int]
+    other_tenants: int
+    embedding_template: str
+    theta_sim: ThetaSimMeta
+    calibration: dict[str, Any] | None
+    thresholds: dict[str, Thresholds]
+    wall_s: dict[str, float]
+    machine: MachineInfo
+    at: str
+
+
+class Report(Meta):
+    """NAME.json."""
+
+    modes: dict[str, ModeReport]
+    recall_variants: dict[str, VariantReport]
+    targets: Targets
+
+
+class ComparedReport(Report):
+    """NAME.json with --compare-dense."""
+
+    dense_hits_vs_other_run: DenseComparison

@@ -1,0 +1,230 @@
+"""Runs the modes over the samples against one database, embedder and LLM endpoint: streams each
+sample in a fresh tenant, then asks its questions."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from rich.progress import Progress
+
+from bench.common import CachedEmbedder, count_tokens
+from bench.locomo.answers import answer_and_judge
+from bench.locomo.construction import Construction, consolidated_count, run_costs, usage_slice
+from bench.locomo.data import Question, Sample
+from bench.locomo.modes import MATCH_POOL, MATCHED, RAW_BATCH, UNCONSOLIDATED, Options, mode_settings
+from bench.locomo.scoring import (
+    QuestionResult,
+    reached_interactions,
+    recalled_context,
+    resolve_evidence,
+    score_context,
+    score_question,
+    token_prefix,
+)
+from consolidation.engine import MemoryEngine
+from consolidation.llm import LanguageModel, build_language_model
+from consolidation.llm_consolidator import LLMConsolidator
+from consolidation.settings import EngineSettings, LLMSettings
+from consolidation.types import Budgets
+from graph.database import Database
+from graph.models import Interaction, Owner
+from local_llm_server import LocalLLMServer
+
+
+class Bench:
+    """Runs the modes over the samples against one database, embedder and LLM endpoint."""
+
+    def __init__(
+        self,
+        db: Database,
+        embedder: CachedEmbedder,
+        llm: LLMSettings,
+        server: LocalLLMServer | None,
+        base: EngineSettings,
+        options: Options,
+        progress: Progress,
+    ) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.server = server
+        self.base = base
+        self.options = options
+        self.progress = progress
+        model = build_language_model(llm)
+        if model is None:
+            raise SystemExit("no LLM endpoint configured (RECMEM_LLM_BASE_URL / RECMEM_LLM_API_KEY)")
+        self.model: LanguageModel = model
+        self.consolidator = LLMConsolidator(model)
+        self.tenant = f"locomo-{datetime.now(UTC):%Y%m%d%H%M%S}-{uuid.uuid4().hex[:6]}"
+        # recmem's context size per (sample, question), for the token-matched raw recall.
+        self.context_budget: dict[tuple[str, int], int] = {}
+        self.matched: list[QuestionResult] = []
+        self.matched_s = 0.0  # kept out of raw's recall wall time
+
+    def engine(self, mode: str) -> MemoryEngine:
+        return MemoryEngine(self.db, self.embedder, self.consolidator, mode_settings(mode, self.base))
+
+    async def add_other_tenants(self, samples: Sequence[Sample], copies: int) -> None:
+        """Copies of the same conversations in `copies` other tenants, written before any mode
+        runs: a user's dense hits must not move because other tenants hold similar data."""
+        engine = self.engine("raw")
+        for copy in range(copies):
+            for sample in samples:
+                owner = Owner(f"{self.tenant}-other{copy}", sample.name)
+                for start in range(0, len(sample.units), RAW_BATCH):
+                    await engine.remember_batch(
+                        owner, sample.units[start : start + RAW_BATCH], consolidate=False
+                    )
+
+    async def run_mode(
+        self, mode: str, samples: Sequence[Sample]
+    ) -> tuple[Construction, list[QuestionResult], float]:
+        engine = self.engine(mode)
+        total = Construction()
+        results: list[QuestionResult] = []
+        recall_s = 0.0
+        for sample in samples:
+            owner = Owner(f"{self.tenant}-{mode}", sample.name)
+            built, ids = await self.ingest(engine, owner, sample, mode)
+            total.add(built)
+            started, matching = time.perf_counter(), self.matched_s
+            results += await self.ask(engine, owner, sample, ids, mode)
+            recall_s += time.perf_counter() - started - (self.matched_s - matching)
+        return total, results, round(recall_s, 2)
+
+    async def ingest(
+        self, engine: MemoryEngine, owner: Owner, sample: Sample, mode: str
+    ) -> tuple[Construction, dict[str, str]]:
+        task = self.progress.add_task(f"{mode:6} {sample.name} ingest", total=len(sample.units))
+        log_start = len(self.server.usage_log) if self.server else 0
+        started = time.perf_counter()
+        ids: dict[str, str] = {}
+        built = Construction(units=len(sample.units))
+        step = RAW_BATCH if mode in UNCONSOLIDATED else 1
+        for start in range(0, len(sample.units), step):
+            chunk = sample.units[start : start + step]
+            remembered = await engine.remember_batch(owner, chunk, consolidate=mode not in UNCONSOLIDATED)
+            for unit, item in zip(chunk, remembered, strict=True):
+                ids[str(unit.source_ref)] = item.interaction_id
+                action = item.consolidation.action if item.consolidation else "none"
+                built.triggered += action in ("created", "merged")
+                built.deferred += action == "deferred"
+            self.progress.advance(task, len(chunk))
+        if mode not in UNCONSOLIDATED:
+            # The stream's last session is over: a service's sweeper would merge the turns still
+            # waiting for a batch merge once it went quiet (merge_quiet_seconds).
+            flushed = await engine.consolidate(owner, wait=True, flush=True)
+            built.triggered += sum(o.action in ("created", "merged") for o in flushed)
+        built.wall_s = round(time.perf_counter() - started, 3)
+        built.by_op = await run_costs(self.db, owner)
+        built.consolidated = await consolidated_count(self.db, owner)
+        logged = usage_slice(self.server, log_start)
+        if logged is not None:
+            built.http_calls, built.http_prompt_tokens, built.http_completion_tokens = logged
+        return built, ids
+
+    async def ask(
+        self, engine: MemoryEngine, owner: Owner, sample: Sample, ids: Mapping[str, str], mode: str
+    ) -> list[QuestionResult]:
+        task = self.progress.add_task(f"{mode:6} {sample.name} recall", total=len(sample.questions))
+        results = []
+        for question in sample.questions:
+            evidence_ids = resolve_evidence(question.evidence, sample.refs, ids)
+            result = await self.question(engine, owner, sample, question, evidence_ids, mode)
+            results.append(result)
+            await self.match_context(engine, owner, sample, question, result, evidence_ids)
+            self.progress.advance(task)
+        return results
+
+    async def question(
+        self,
+        engine: MemoryEngine,
+        owner: Owner,
+        sample: Sample,
+        question: Question,
+        evidence_ids: Sequence[str],
+        mode: str,
+    ) -> QuestionResult:
+        """Recall with the default budgets, then at each token budget; raw's dense hits; answers."""
+        unconsolidated = mode in UNCONSOLIDATED
+        recall = await engine.recall(
+            owner, question.question, budgets=self.options.budgets, include_consolidated=unconsolidated
+        )
+        reached, share, per_layer = score_question(question, evidence_ids, reached_interactions(recall))
+        result = QuestionResult(
+            mode=mode,
+            sample=sample.name,
+            index=question.index,
+            category=question.category,
+            question=question.question,
+            evidence=question.evidence,
+            resolved=len(evidence_ids),
+            reached=reached,
+            recall=share,
+            context_tokens=count_tokens(recalled_context(recall)),
+            reached_by_layer=per_layer,
+        )
+        for budget in self.options.token_budgets:
+            assembled = await engine.recall(
+                owner, question.question, tokens=budget, include_consolidated=unconsolidated
+            )
+            assert assembled.context is not None
+            result.at_tokens[str(budget)] = score_context(question, evidence_ids, assembled.context)
+        if mode == "raw":
+            result.dense_refs = await self.dense_refs(engine, owner, question)
+        if self.options.answers:
+            await answer_and_judge(engine, self.model, owner, question, recall, result)
+        return result
+
+    async def dense_refs(self, engine: MemoryEngine, owner: Owner, question: Question) -> list[str]:
+        """The source refs of the 10 vector-only hits (comparable across databases)."""
+        dense = await engine.recall(
+            owner, question.question, budgets=Budgets(10, 0, 0), include_consolidated=True, lexical=False
+        )
+        return [str(h.item.source_ref) for h in dense.subconscious if isinstance(h.item, Interaction)]
+
+    async def match_context(
+        self,
+        engine: MemoryEngine,
+        owner: Owner,
+        sample: Sample,
+        question: Question,
+        result: QuestionResult,
+        evidence_ids: Sequence[str],
+    ) -> None:
+        """recmem: note its context size; raw: recall again within that many tokens."""
+        key = (sample.name, question.index)
+        if result.mode == "recmem":
+            self.context_budget[key] = result.context_tokens
+            return
+        if result.mode != "raw" or key not in self.context_budget:
+            return
+        started = time.perf_counter()
+        pool = await engine.recall(
+            owner, question.question, budgets=Budgets(MATCH_POOL, 0, 0), include_consolidated=True
+        )
+        hits = token_prefix(pool.subconscious, self.context_budget[key])
+        reached, share, per_layer = score_question(
+            question, evidence_ids, {"subconscious": {i for h in hits for i in h.interaction_ids}}
+        )
+        context = "\n".join(h.text for h in hits)
+        self.matched.append(
+            replace(
+                result,
+                mode=MATCHED,
+                reached=reached,
+                recall=share,
+                context_tokens=count_tokens(context),
+                reached_by_layer=per_layer,
+                prediction=None,
+                gold=None,
+                f1=None,
+                bleu1=None,
+                judge=None,
+            )
+        )
+        self.matched_s += time.perf_counter() - started

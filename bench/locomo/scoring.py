@@ -1,0 +1,162 @@
+"""Scoring recall (pure): evidence reached per question, answer tokens in a context, and the
+per-category means."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from bench.common import count_tokens, normalize_answer
+from bench.locomo.data import CATEGORIES, Question
+from bench.locomo.results import BudgetSummary, ByCategory, ContextScore, GroupSummary
+from consolidation.types import Context, Recall, RecallHit
+
+LAYERS = ("subconscious", "episodic", "semantic")
+
+
+@dataclass
+class QuestionResult:
+    """One line of NAME-questions.jsonl."""
+
+    mode: str
+    sample: str
+    index: int
+    category: int
+    question: str
+    evidence: list[str]
+    resolved: int
+    reached: int
+    recall: float | None  # None: no evidence id resolved, the question is skipped
+    context_tokens: int
+    reached_by_layer: dict[str, int] = field(default_factory=dict)
+    # Per token budget: evidence recall, answer-token recall and size of the assembled context.
+    at_tokens: dict[str, ContextScore] = field(default_factory=dict)
+    # raw mode: the source refs of the 10 dense (vector-only) hits, comparable across databases.
+    dense_refs: list[str] = field(default_factory=list)
+    prediction: str | None = None
+    gold: str | None = None
+    f1: float | None = None
+    bleu1: float | None = None
+    judge: bool | None = None
+
+
+def resolve_evidence(evidence: Sequence[str], refs: Mapping[str, str], ids: Mapping[str, str]) -> list[str]:
+    """Interaction ids of the evidence turns that were streamed; one entry per evidence id."""
+    resolved = []
+    for dia_id in evidence:
+        ref = refs.get(dia_id)
+        if ref is not None and ref in ids:
+            resolved.append(ids[ref])
+    return resolved
+
+
+def reached_interactions(recall: Recall) -> dict[str, set[str]]:
+    """Per layer, the interactions its hits rest on (DERIVED_FROM for episodes and facts)."""
+    layers = {"subconscious": recall.subconscious, "episodic": recall.episodic, "semantic": recall.semantic}
+    return {name: {i for hit in hits for i in hit.interaction_ids} for name, hits in layers.items()}
+
+
+def recalled_context(recall: Recall) -> str:
+    """What an answer prompt would carry: every hit's text, facts first (as `answer` orders them)."""
+    return "\n".join(hit.text for hit in recall.all_hits())
+
+
+def token_prefix(hits: Sequence[RecallHit], budget: int) -> list[RecallHit]:
+    """The leading hits whose texts (newline-joined) fit in `budget` tokens."""
+    kept: list[RecallHit] = []
+    used = -1  # no separator before the first text
+    for hit in hits:
+        used += count_tokens(hit.text) + 1
+        if used > budget:
+            break
+        kept.append(hit)
+    return kept
+
+
+def score_question(
+    question: Question, evidence_ids: Sequence[str], by_layer: Mapping[str, set[str]]
+) -> tuple[int, float | None, dict[str, int]]:
+    """(reached, share reached or None, reached per layer) for one question's resolved evidence."""
+    everything: set[str] = set().union(*by_layer.values()) if by_layer else set()
+    reached = sum(1 for i in evidence_ids if i in everything)
+    per_layer = {name: sum(1 for i in evidence_ids if i in ids) for name, ids in by_layer.items()}
+    share = reached / len(evidence_ids) if evidence_ids else None
+    return reached, share, per_layer
+
+
+def answer_token_recall(gold: str, context: str) -> float | None:
+    """The share of the gold answer's tokens (normalized as SQuAD does: lower case, no
+    punctuation or articles) found in the context, counted with multiplicity; None for an empty
+    answer."""
+    wanted = Counter(normalize_answer(gold))
+    if not wanted:
+        return None
+    found = Counter(normalize_answer(context))
+    return sum((wanted & found).values()) / sum(wanted.values())
+
+
+def score_context(question: Question, evidence_ids: Sequence[str], context: Context) -> ContextScore:
+    reached = context.interaction_ids
+    share = sum(1 for i in evidence_ids if i in reached) / len(evidence_ids) if evidence_ids else None
+    return {
+        "evidence_recall": share,
+        "answer_recall": answer_token_recall(question.answer, context.text),
+        "context_tokens": float(context.tokens),
+    }
+
+
+def mean(values: Sequence[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def summarize_questions(results: Sequence[QuestionResult]) -> ByCategory:
+    """Per category (and overall): mean evidence recall, mean context tokens, answer metrics."""
+    groups: dict[str, list[QuestionResult]] = {
+        str(c): [r for r in results if r.category == c] for c in CATEGORIES
+    }
+    groups["all"] = list(results)
+    return {key: _summarize_group(group) for key, group in groups.items()}
+
+
+def _summarize_group(group: Sequence[QuestionResult]) -> GroupSummary:
+    scored = [r for r in group if r.recall is not None]
+    answered = [r for r in group if r.f1 is not None]
+    resolved = sum(r.resolved for r in scored)
+    budgets = sorted({int(b) for r in scored for b in r.at_tokens})
+    summary: GroupSummary = {
+        "questions": len(scored),
+        "skipped": len(group) - len(scored),
+        "evidence_recall": mean([r.recall for r in scored if r.recall is not None]),
+        "context_tokens": mean([float(r.context_tokens) for r in scored]),
+        "reached_by_layer": {
+            layer: round(sum(r.reached_by_layer.get(layer, 0) for r in scored) / resolved, 4)
+            if resolved
+            else None
+            for layer in LAYERS
+        },
+        "at_tokens": {str(b): _budget_summary(scored, str(b)) for b in budgets},
+    }
+    if answered:
+        summary["f1"] = mean([r.f1 for r in answered if r.f1 is not None])
+        summary["bleu1"] = mean([r.bleu1 for r in answered if r.bleu1 is not None])
+        summary["judge_accuracy"] = mean([float(bool(r.judge)) for r in answered])
+    return summary
+
+
+def _budget_summary(scored: Sequence[QuestionResult], budget: str) -> BudgetSummary:
+    rows = [r.at_tokens[budget] for r in scored if budget in r.at_tokens]
+
+    def average(key: str) -> float | None:
+        values: list[float] = []
+        for row in rows:
+            value = row.get(key)
+            if isinstance(value, int | float):
+                values.append(float(value))
+        return mean(values)
+
+    return {
+        "evidence_recall": average("evidence_recall"),
+        "answer_recall": average("answer_recall"),
+        "context_tokens": average("context_tokens"),
+    }

@@ -1,0 +1,1 @@
+"""The `recmem` command line: the server, keys, memory, calibration, analytics and the local Neo4j."""

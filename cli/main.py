@@ -1,0 +1,277 @@
+"""The `recmem` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from typer.core import TyperGroup
+
+from cli.analytics import AnalyticsError, cypher_app
+from cli.calibrate import register as register_calibrate_command
+from cli.memory import register as register_memory_commands
+from cli.service import register as register_service_commands
+from consolidation.calibration import CalibrationError
+from consolidation.embedders import EmbeddingError, build_embedder
+from consolidation.embedders.minilm import LocalExtraMissing
+from consolidation.embedding_template import TemplateError
+from consolidation.llm.types import LLMError
+from consolidation.reembedding import DEFAULT_BATCH_SIZE, ReembedReport, ReembedStalled, reembed_database
+from consolidation.settings import EmbedderSettings, EngineSettings
+from consolidation.wiring import AppSettings
+from graph.database import Database
+from graph.errors import (
+    GraphError,
+    InvalidInput,
+    LocalServerError,
+    NotFound,
+    SchemaMismatch,
+    StoreAuthFailed,
+    StoreUnavailable,
+)
+from graph.local_server import LocalNeo4j
+from graph.reembed import Layer
+from graph.schema import migrate
+from graph.settings import Neo4jSettings
+
+# Exit statuses. 2: the request was wrong and the user can correct it (bad input, an unknown user
+# or analytic, a malformed setting, a database built for another embedder). 1: the command could
+# not do what was asked (Neo4j unreachable, the local server would not start) or a bug.
+USER_ERROR = 2
+FAILURE = 1
+USER_ERRORS: tuple[type[Exception], ...] = (
+    InvalidInput,
+    NotFound,
+    SchemaMismatch,
+    AnalyticsError,
+    CalibrationError,
+    TemplateError,
+    ValidationError,  # a RECMEM_* setting pydantic-settings refused
+    LocalExtraMissing,
+    StoreAuthFailed,  # wrong Neo4j credentials
+)
+# Raised on purpose with a message that says what failed: a traceback would add nothing.
+FAILURES: tuple[type[Exception], ...] = (
+    GraphError,
+    EmbeddingError,
+    LLMError,
+    ReembedStalled,
+)
+DEBUG_HINT = "rerun with --debug (or RECMEM_DEBUG=1) for the traceback"
+
+
+class ReportingGroup(TyperGroup):
+    """The root command: an error a command raises reaches the user as one line on stderr and an
+    exit status (USER_ERROR or FAILURE), not as typer's page of traceback; --debug keeps that."""
+
+    # Any: the Context of the click typer runs on (vendored since typer 0.29, click's before).
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise  # click's own exits and usage errors
+        except Exception as error:
+            if ctx.params.get("debug"):
+                raise
+            status, message = classify(error)
+            typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+            raise typer.Exit(status) from None
+
+
+def classify(error: Exception) -> tuple[int, str]:
+    """The exit status and the one line the user sees for an error."""
+    if isinstance(error, ValidationError):
+        return USER_ERROR, _invalid_setting(error)
+    if isinstance(error, USER_ERRORS):
+        return USER_ERROR, _one_line(error)
+    if isinstance(error, LocalServerError):
+        # Its later lines are a log tail (Maven's or the server's): too long for one line.
+        first, _, rest = str(error).partition("\n")
+        return FAILURE, f"{first.rstrip(': ')} ({DEBUG_HINT})" if rest else first
+    if isinstance(error, FAILURES):
+        return FAILURE, _one_line(error)
+    return FAILURE, f"internal error: {type(error).__name__}: {_one_line(error)} ({DEBUG_HINT})"
+
+
+def _invalid_setting(error: ValidationError) -> str:
+    """pydantic's report, which spans lines and links to its docs, as one line per setting."""
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']} (got {e.get('input')!r})"
+        for e in error.errors()
+    )
+    return f"invalid setting in {error.title}: {problems}"
+
+
+app = typer.Typer(
+    cls=ReportingGroup,
+    no_args_is_help=True,
+    # --debug tracebacks: no local variables, which can hold the Neo4j password or API keys.
+    pretty_exceptions_show_locals=False,
+)
+neo4j_app = typer.Typer(help="Run the project's local Neo4j server (no Docker).", no_args_is_help=True)
+db_app = typer.Typer(help="Database schema and vectors.", no_args_is_help=True)
+app.add_typer(neo4j_app, name="neo4j")
+app.add_typer(db_app, name="db")
+app.add_typer(cypher_app, name="cypher")
+register_memory_commands(app)
+register_calibrate_command(app)
+# `recmem serve` and `recmem keys create|list|revoke` (cli/service.py).
+register_service_commands(app)
+
+
+@app.callback()
+def root(
+    debug: bool = typer.Option(
+        False, "--debug", envvar="RECMEM_DEBUG", help="Show the traceback of an error, not one line."
+    ),
+) -> None:
+    """recmem-graph: long-term memory for LLM agents.
+
+    An error prints one line on stderr (--debug: the traceback).
+    Exit status 2: the request was wrong (bad input, an unknown user, a bad setting).
+    Exit status 1: it could not be done (Neo4j unreachable) or an internal error.
+    """
+    # `debug` is read by ReportingGroup from the parsed parameters.
+
+
+@neo4j_app.command("start")
+def neo4j_start() -> None:
+    """Fetch the jars once, start the server on loopback, wait for Bolt, print the URI."""
+    status = LocalNeo4j(Neo4jSettings()).start()
+    typer.echo(status.describe())
+    typer.echo(f"RECMEM_NEO4J_URI={status.uri}")
+
+
+@neo4j_app.command("fetch")
+def neo4j_fetch() -> None:
+    """Resolve the Neo4j jars into the cache and check for a suitable JDK (no server started)."""
+    server = LocalNeo4j(Neo4jSettings())
+    lib = server.ensure_jars()
+    java = server.java_binary()
+    typer.echo(f"neo4j {server.settings.version} jars in {lib}; java {java}")
+
+
+@neo4j_app.command("stop")
+def neo4j_stop() -> None:
+    """Stop the local server (SIGTERM, then SIGKILL after a minute)."""
+    typer.echo(LocalNeo4j(Neo4jSettings()).stop().describe())
+
+
+@neo4j_app.command("status")
+def neo4j_status() -> None:
+    status = LocalNeo4j(Neo4jSettings()).status()
+    typer.echo(status.describe())
+    raise typer.Exit(0 if status.running else 3)
+
+
+@neo4j_app.command("logs")
+def neo4j_logs(lines: int = typer.Option(50, help="Lines from the end of each log.")) -> None:
+    typer.echo(LocalNeo4j(Neo4jSettings()).logs(lines))
+
+
+@db_app.command("migrate")
+def db_migrate() -> None:
+    """Create missing constraints and indexes; refuse a database built for another embedder or template."""
+    embedder = build_embedder(EmbedderSettings())
+    template = EngineSettings().embedding_template
+
+    async def work() -> None:
+        db = Database.connect(Neo4jSettings())
+        try:
+            await db.ping()
+            result = await migrate(db, embedder.name, embedder.dimension, template)
+        finally:
+            await db.close()
+        created = {"created": result.created, "embedder": result.embedder, "dimension": result.dimension}
+        typer.echo(json.dumps(created | {"template": result.template}))
+
+    asyncio.run(work())
+
+
+@db_app.command("reembed")
+def db_reembed(
+    batch_size: int = typer.Option(
+        DEFAULT_BATCH_SIZE, min=1, max=10_000, help="Nodes read, embedded and written back per transaction."
+    ),
+) -> None:
+    """Re-embed every interaction (through the template), episode and fact of every tenant with
+    the configured embedder and template, then record them. Resumable: Ctrl-C and run it again."""
+    try:
+        settings = AppSettings()
+        with _ReembedBar() as bar:
+            report = asyncio.run(reembed_database(settings, batch_size, bar))
+    except StoreUnavailable as error:
+        hint = "start it (`recmem neo4j start`) or set RECMEM_NEO4J_URI"
+        raise StoreUnavailable(f"{_one_line(error)}; {hint}") from error
+    except USER_ERRORS:
+        raise
+    except ValueError as error:  # a stored node the template cannot render
+        raise InvalidInput(str(error)) from error
+    except KeyboardInterrupt:
+        typer.secho("interrupted: what was re-embedded is kept; run it again to finish", err=True)
+        raise typer.Exit(130) from None
+    typer.echo(json.dumps(_report(report)))
+
+
+class _ReembedBar:
+    """One bar per layer on stderr (stdout keeps the JSON report); totals grow when a later pass
+    finds what was written meanwhile."""
+
+    def __init__(self) -> None:
+        self.progress = Progress(
+            TextColumn("{task.description:<12}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        )
+        self.tasks: dict[Layer, TaskID] = {}
+
+    def __enter__(self) -> _ReembedBar:
+        self.progress.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.progress.stop()
+
+    def pass_started(self, remaining: Mapping[Layer, int]) -> None:
+        for layer, count in remaining.items():
+            if layer not in self.tasks:
+                self.tasks[layer] = self.progress.add_task(layer, total=count)
+                continue
+            task = self.tasks[layer]
+            self.progress.update(task, total=self.progress.tasks[task].completed + count)
+
+    def advanced(self, layer: Layer, count: int) -> None:
+        self.progress.advance(self.tasks[layer], count)
+
+
+def _report(report: ReembedReport) -> dict[str, object]:
+    previous = report.previous
+    return {
+        "reembedded": report.reembedded,
+        "passes": report.passes,
+        "recreated_indexes": report.recreated_indexes,
+        "from": None if previous is None else previous.describe(),
+        "embedder": report.target.embedder,
+        "dimension": report.target.dimension,
+        "template": report.target.template,
+    }
+
+
+def _one_line(error: Exception) -> str:
+    # The driver's connection errors span several lines; a refusal should read as one.
+    return " ".join(str(error).split())
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,142 @@
+"""`recmem ingest` and `recmem recall`: feed a conversation file in, look memory up as a table."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from consolidation.conversation_files import read_conversations
+from consolidation.engine import MemoryEngine
+from consolidation.types import Budgets, Recall, Unit
+from consolidation.wiring import AppSettings, open_engine
+from graph.errors import NotFound
+from graph.models import Owner
+
+console = Console()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ingest")(ingest)
+    app.command("recall")(recall)
+
+
+def ingest(
+    path: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSONL units or a LoCoMo JSON file."),
+    user: str | None = typer.Option(None, help="User id; default: the LoCoMo sample id or the file name."),
+    tenant: str = typer.Option("default", help="Tenant the user belongs to."),
+    sample: list[str] = typer.Option([], help="LoCoMo sample ids to ingest (default: all)."),
+    batch: int = typer.Option(50, min=1, max=1000, help="Units per remember_batch call."),
+) -> None:
+    """Remember every unit of a conversation file, consolidating as topics recur.
+
+    Units whose source_ref is stored already (a file ingested again) are not written twice: the
+    summary line counts them apart from the new ones."""
+    conversations = [c for c in read_conversations(path) if not sample or c.name in sample]
+    total = sum(len(c.units) for c in conversations)
+
+    async def work() -> int:
+        async with _engine() as engine:
+            if engine.consolidator.name == "offline":
+                typer.echo(f"consolidating offline: {OFFLINE_REASON}", err=True)
+            with _progress() as progress:
+                task = progress.add_task("ingesting", total=total)
+                new = 0
+                for conversation in conversations:
+                    owner = Owner(tenant, user or conversation.name)
+                    for start in range(0, len(conversation.units), batch):
+                        chunk = conversation.units[start : start + batch]
+                        new += await _remember(engine, owner, chunk)
+                        progress.advance(task, len(chunk))
+                return new
+
+    new = asyncio.run(work())
+    typer.echo(
+        f"ingested {total} units from {len(conversations)} conversation(s): "
+        f"{new} new, {total - new} already stored"
+    )
+
+
+OFFLINE_REASON = "no LLM endpoint configured (RECMEM_LLM_BASE_URL / RECMEM_LLM_API_KEY)"
+
+
+async def _remember(engine: MemoryEngine, owner: Owner, units: list[Unit]) -> int:
+    """How many of the units were new: one whose source_ref is stored already is not written again."""
+    # Inline: the command ends with the file consolidated, not queued.
+    remembered = await engine.remember_batch(owner, units, consolidate=True)
+    return sum(r.created for r in remembered)
+
+
+def recall(
+    query: str = typer.Argument(..., help="What to look up."),
+    user: str = typer.Option(..., help="User id."),
+    tenant: str = typer.Option("default", help="Tenant the user belongs to."),
+    sub: int = typer.Option(10, min=0, help="Subconscious (raw interaction) budget."),
+    epi: int = typer.Option(5, min=0, help="Episodic budget."),
+    sem: int = typer.Option(10, min=0, help="Semantic (fact) budget."),
+    as_of: datetime | None = typer.Option(None, help="Memory as it stood then (ISO 8601, UTC if no zone)."),
+    include_consolidated: bool = typer.Option(False, help="Also show raw turns already consolidated."),
+    tokens: int | None = typer.Option(
+        None, min=1, help="Print instead the context assembled across the layers within this many tokens."
+    ),
+) -> None:
+    """Print what memory recalls for a query, layer by layer, with scores and sources; with
+    --tokens, the assembled context an LLM would read."""
+    when = as_of.replace(tzinfo=as_of.tzinfo or datetime.now().astimezone().tzinfo) if as_of else None
+    owner = Owner(tenant, user)
+
+    async def work() -> Recall:
+        async with _engine() as engine:
+            # An unknown user would recall nothing: an empty table that reads like "no memories".
+            if not await engine.stores.browse.users(tenant, [user]):
+                raise NotFound(f"unknown user {user!r} in tenant {tenant!r} (nothing was ingested for it)")
+            return await engine.recall(
+                owner,
+                query,
+                budgets=Budgets(sub, epi, sem),
+                tokens=tokens,
+                as_of=when,
+                include_consolidated=include_consolidated,
+            )
+
+    found = asyncio.run(work())
+    if found.context is None:
+        console.print(_table(found))
+        return
+    # Plain, unwrapped: the text exactly as a prompt would carry it.
+    typer.echo(found.context.text)
+    console.print(f"[dim]{found.context.tokens} of {found.context.budget} tokens[/dim]")
+
+
+def _table(result: Recall) -> Table:
+    table = Table(title=f"recall: {result.query}")
+    for column in ("layer", "score", "when", "text", "sources"):
+        table.add_column(column, overflow="fold")
+    for hit in result.all_hits():
+        when = hit.at.date().isoformat() if hit.at else ""
+        table.add_row(hit.layer, f"{hit.score:.3f}", when, hit.text[:300], str(len(hit.interaction_ids)))
+    return table
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),  # stdout keeps the summary line
+    )
+
+
+@asynccontextmanager
+async def _engine() -> AsyncIterator[MemoryEngine]:
+    # Silent about offline consolidation: only `ingest` consolidates, and it says so itself.
+    async with open_engine(AppSettings(), warn_offline=False) as engine:
+        yield engine

@@ -1,0 +1,72 @@
+"""Assembles the service's parts over one set of stores: the one place that connects them.
+
+The engine (with its pipeline and recall), the forgetter, the audit and the API keys share the
+same `Stores`, so every store is built once; the API receives the parts and reaches into none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from consolidation.access import AccessKeys
+from consolidation.audit import MemoryAudit
+from consolidation.consolidator import Consolidator
+from consolidation.embedders import Embedder
+from consolidation.engine import MemoryEngine
+from consolidation.forgetting import Forgetter
+from consolidation.metrics import Metrics
+from consolidation.settings import EngineSettings
+from consolidation.stores import Stores
+from graph.database import Database
+from graph.schema import Migration, migrate
+
+
+@dataclass(frozen=True)
+class Storage:
+    """The database as readiness sees it: migrated for this embedder, and answering."""
+
+    db: Database
+    embedder: Embedder
+    settings: EngineSettings
+
+    async def migrate(self) -> Migration:
+        """Create what the schema lacks; refuse (SchemaMismatch) another embedder's database."""
+        embedder = self.embedder
+        return await migrate(self.db, embedder.name, embedder.dimension, self.settings.embedding_template)
+
+    async def ping(self) -> None:
+        await self.db.ping()
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The service's parts, all over one `Stores`."""
+
+    engine: MemoryEngine
+    forgetter: Forgetter
+    audit: MemoryAudit
+    keys: AccessKeys
+    storage: Storage
+
+
+def assemble(
+    db: Database, embedder: Embedder, consolidator: Consolidator, settings: EngineSettings
+) -> Memory:
+    """Build the stores once and every part over them."""
+    metrics = Metrics()
+    stores = Stores.open(
+        db, embedder.dimension, settings.max_text_bytes, on_takeover=metrics.lease_taken_over
+    )
+    return around(MemoryEngine(stores, embedder, consolidator, settings, metrics=metrics))
+
+
+def around(engine: MemoryEngine) -> Memory:
+    """The other parts over an engine's stores (for an engine its caller built, as tests do)."""
+    stores = engine.stores
+    return Memory(
+        engine=engine,
+        forgetter=Forgetter(stores, engine.embedder, engine.consolidator, engine.settings),
+        audit=MemoryAudit(stores),
+        keys=AccessKeys(stores.keys),
+        storage=Storage(stores.db, engine.embedder, engine.settings),
+    )

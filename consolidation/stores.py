@@ -1,0 +1,64 @@
+"""The graph's stores of one database, built once per service and shared by its parts.
+
+The engine, its pipeline and recall, the forgetter, the audit and the keys all read and write
+through one `Stores` (consolidation/assembly.py hands it out), so no part builds a store of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from graph.api_keys import ApiKeyStore
+from graph.browse import BrowseStore
+from graph.consolidations import ConsolidationStore
+from graph.database import Database
+from graph.episodes import EpisodeStore
+from graph.event_log import EventLog
+from graph.facts import FactStore
+from graph.forget import ForgetStore
+from graph.interactions import InteractionStore
+from graph.leases import LeaseStore
+from graph.recall import RecallSearch
+from graph.waiting import WaitingStore
+
+
+@dataclass(frozen=True)
+class Stores:
+    db: Database
+    interactions: InteractionStore
+    episodes: EpisodeStore
+    facts: FactStore
+    consolidations: ConsolidationStore
+    waiting: WaitingStore
+    leases: LeaseStore
+    search: RecallSearch
+    events: EventLog
+    forget: ForgetStore
+    browse: BrowseStore
+    keys: ApiKeyStore
+
+    @classmethod
+    def open(
+        cls,
+        db: Database,
+        dimension: int,
+        max_text_bytes: int,
+        *,
+        on_takeover: Callable[[], None] | None = None,
+    ) -> Stores:
+        """`on_takeover`: called when a lease another holder let expire is taken (a metric)."""
+        return cls(
+            db=db,
+            interactions=InteractionStore(db, dimension, max_text_bytes),
+            episodes=EpisodeStore(db, dimension),
+            facts=FactStore(db, dimension),
+            consolidations=ConsolidationStore(db, dimension),
+            waiting=WaitingStore(db),
+            leases=LeaseStore(db, on_takeover=on_takeover),
+            search=RecallSearch(db, dimension),
+            events=EventLog(db),
+            forget=ForgetStore(db, dimension),
+            browse=BrowseStore(db),
+            keys=ApiKeyStore(db),
+        )

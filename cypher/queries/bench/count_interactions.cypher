@@ -1,0 +1,2 @@
+// Introspection of a benchmark's throwaway database: how many interactions it holds (all tenants).
+MATCH (n:Interaction) RETURN count(n) AS n

@@ -1,0 +1,41 @@
+"""The memory's words, each defined once: what a fact can be, what state it is in, how ids are
+prefixed, how long names and texts may be.
+
+Everything else derives from these: the storage checks, the GraphQL enums, the prompt schemas,
+the input models.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+FactKind = Literal["preference", "attribute", "event", "plan", "relation", "other"]
+FACT_KINDS: tuple[FactKind, ...] = get_args(FactKind)
+
+FactStatus = Literal["active", "superseded", "retracted"]
+FACT_STATUSES: tuple[FactStatus, ...] = get_args(FactStatus)
+
+# -- id prefixes: `new_id(prefix)` makes "<prefix>_<hex>", so a bare id says which label it names.
+INTERACTION_ID_PREFIX = "int"
+EPISODE_ID_PREFIX = "epi"
+FACT_ID_PREFIX = "fact"
+RUN_ID_PREFIX = "run"
+EVENT_ID_PREFIX = "evt"
+API_KEY_ID_PREFIX = "key"
+# The memory nodes a consolidation run can read or produce, by the prefix of their ids.
+NODE_LABELS: dict[str, str] = {
+    INTERACTION_ID_PREFIX: "Interaction",
+    EPISODE_ID_PREFIX: "Episode",
+    FACT_ID_PREFIX: "Fact",
+}
+
+# -- limits on what callers send --------------------------------------------------------------
+# Names and ids (tenant, user id, speaker, session id, source ref, node ids in cursors): characters.
+MAX_ID_CHARS = 256
+# The default bound on one interaction's text (RECMEM_MAX_TEXT_BYTES overrides it): UTF-8 bytes.
+DEFAULT_MAX_TEXT_BYTES = 32 * 1024
+# What a consolidation may store: an episode's summary and a fact's text, in UTF-8 bytes.
+MAX_SUMMARY_BYTES = 1 << 20
+MAX_FACT_BYTES = 1 << 16
+# A context larger than any current model's window is a mistake, not a request.
+MAX_CONTEXT_TOKENS = 200_000
