@@ -21,7 +21,7 @@ from api.context import services_of
 from api.explorer import routes as explorer_routes
 from api.graphiql import ASSET_PATH, asset
 from api.http import GraphQLEndpoint, MemoryGraphQL, internal_error, render_refusal
-from api.mcp_server import build_mcp
+from api.mcp import build_mcp
 from api.metrics import metrics, read_backlog
 from api.middleware.authentication import authentication
 from api.middleware.body_limit import BodyLimitMiddleware

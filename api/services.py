@@ -37,6 +37,9 @@ class Services:
     authenticator: Authenticator
     limiter: RateLimiter
     settings: ApiSettings
+    # The bound on one interaction's text the memory was assembled with (RECMEM_MAX_TEXT_BYTES):
+    # the API checks a remember against it at its entry point (api/schema/mutation.py).
+    max_text_bytes: int
     readiness: Readiness = field(default_factory=Readiness)
     _migrating: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -51,6 +54,7 @@ class Services:
             authenticator=Authenticator(memory.keys, settings.auth_cache_s),
             limiter=RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst),
             settings=settings,
+            max_text_bytes=memory.storage.settings.max_text_bytes,
         )
 
     async def ensure_ready(self) -> None:

@@ -27,12 +27,13 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from pydantic import SecretStr
 
 from bench.commands import shown_command
 from bench.common import CachedEmbedder, ExtractiveResponder
+from bench.locomo.endpoints import neo4j_settings
 from bench.machine import MachineInfo, machine_info
 from consolidation.embedders import build_embedder
 from consolidation.engine import MemoryEngine
@@ -43,7 +44,6 @@ from consolidation.types import Unit
 from graph.database import Database
 from graph.models import Owner
 from graph.schema import migrate
-from graph.settings import Neo4jSettings
 from local_llm_server import LocalLLMServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -234,15 +234,6 @@ async def run_mode(
         "merged_versions": episodes["merged_versions"],
         "stream_seconds": round(stream_s, 1),
     }
-
-
-def neo4j_settings(args: argparse.Namespace) -> Neo4jSettings:
-    overrides: dict[str, Any] = {}
-    if args.neo4j_uri:
-        overrides["uri"] = args.neo4j_uri
-    if args.neo4j_password:
-        overrides["password"] = SecretStr(args.neo4j_password)
-    return Neo4jSettings(**overrides)
 
 
 async def run(args: argparse.Namespace, argv: Sequence[str]) -> Report:

@@ -54,9 +54,7 @@ def assemble(
 ) -> Memory:
     """Build the stores once and every part over them."""
     metrics = Metrics()
-    stores = Stores.open(
-        db, embedder.dimension, settings.max_text_bytes, on_takeover=metrics.lease_taken_over
-    )
+    stores = Stores.open(db, embedder.dimension, on_takeover=metrics.lease_taken_over)
     return around(MemoryEngine(stores, embedder, consolidator, settings, metrics=metrics))
 
 

@@ -1,7 +1,10 @@
-"""The one check of a remember: who it is for, that there is something, each text within the limit.
+"""The one check of a remember: who it is for, that there is something, each text within the limit,
+each name (speaker, source ref) a valid one.
 
 The API runs it at its entry point and hands the engine the `CheckedBatch`; the engine runs it only
-for input that did not come that way (a library caller's plain units).
+for input that did not come that way (a library caller's plain units). The `Unit` model has
+checked the rest (a timezone on every time, the lengths of names); the store checks only what is
+its own (vectors, the size of one statement).
 """
 
 from __future__ import annotations
@@ -12,10 +15,10 @@ from dataclasses import dataclass
 from consolidation.types import Unit
 from graph.errors import InvalidInput
 from graph.models import Owner
-from graph.validation import require_owner, require_text
+from graph.validation import require_name, require_owner, require_text
 
-# How a text is named in a refusal; the API names it as its clients send it ("text").
-TEXT_LABEL = "interaction {index} text"
+# How a unit's field is named in a refusal; the API names it as its clients send it ("text").
+FIELD_LABEL = "interaction {index} {field}"
 
 
 @dataclass(frozen=True)
@@ -28,12 +31,16 @@ class CheckedBatch:
 
 
 def check_batch(
-    owner: Owner, units: Sequence[Unit], max_text_bytes: int, *, text_label: str = TEXT_LABEL
+    owner: Owner, units: Sequence[Unit], max_text_bytes: int, *, label: str = FIELD_LABEL
 ) -> CheckedBatch:
-    """Raises InvalidInput for an invalid owner, an empty batch, or an empty or oversize text."""
+    """Raises InvalidInput for an invalid owner, an empty batch, an empty or oversize text, or a
+    blank speaker or source ref (or one that is not valid Unicode)."""
     require_owner(owner.tenant, owner.user_id)
     if not units:
         raise InvalidInput("nothing to remember: the batch is empty")
     for index, unit in enumerate(units):
-        require_text(text_label.format(index=index), unit.text, max_text_bytes)
+        require_text(label.format(index=index, field="text"), unit.text, max_text_bytes)
+        require_name(label.format(index=index, field="speaker"), unit.speaker)
+        if unit.source_ref is not None:
+            require_name(label.format(index=index, field="source_ref"), unit.source_ref)
     return CheckedBatch(owner, tuple(units), max_text_bytes)

@@ -28,11 +28,11 @@ of bounded size. `rank` and `assemble` build it:
   (`8 May 2023:`), which the turns of one day share; a turn pays for its day's header only when it
   is the first of that day in the context.
 
-On the LoCoMo dev file (bench/locomo.py): ranking the three layers' cosines against each other
-cost 0.13 of evidence recall at 500 tokens; letting a fact's or an episode's own rank add a vote
-to its turns lowered evidence recall at every budget; letting the first fact of a turn stand in
-for the whole turn lost answer tokens (eager, a fact set for every turn, fell below plain
-retrieval's answer-token recall; with whole fact sets it is above it).
+On the LoCoMo dev file (`python -m bench.locomo`, the `bench/locomo/` package): ranking the three
+layers' cosines against each other cost 0.13 of evidence recall at 500 tokens; letting a fact's or
+an episode's own rank add a vote to its turns lowered evidence recall at every budget; letting the
+first fact of a turn stand in for the whole turn lost answer tokens (eager, a fact set for every
+turn, fell below plain retrieval's answer-token recall; with whole fact sets it is above it).
 """
 
 from __future__ import annotations

@@ -52,9 +52,7 @@ class MemoryEngine:
         # Counters and backlog gauges of this engine, in its own registry (GET /metrics).
         self.metrics = metrics or Metrics()
         if isinstance(stores, Database):
-            stores = Stores.open(
-                stores, embedder.dimension, settings.max_text_bytes, on_takeover=self.metrics.lease_taken_over
-            )
+            stores = Stores.open(stores, embedder.dimension, on_takeover=self.metrics.lease_taken_over)
         self.stores = stores
         self.db = stores.db
         self.embedder = embedder

@@ -86,7 +86,7 @@ class Forgetter:
     ) -> None:
         """Over the service's shared `stores` (consolidation/assembly.py), or a bare database's."""
         if isinstance(stores, Database):
-            stores = Stores.open(stores, embedder.dimension, settings.max_text_bytes)
+            stores = Stores.open(stores, embedder.dimension)
         self.store = stores.forget
         self.interactions = stores.interactions
         self.leases = stores.leases

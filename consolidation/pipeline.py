@@ -11,24 +11,17 @@ the turns of a failed batch merge are still waiting.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
 
-from consolidation.consolidator import (
-    Consolidator,
-    EpisodeInput,
-    ExistingFact,
-    FactDrafts,
-    MergeInput,
-    RefineInput,
-)
+from consolidation.consolidator import Consolidator, EpisodeInput, ExistingFact, MergeInput, RefineInput
 from consolidation.embedders import Embedder
 from consolidation.gate import GateDecision, RecurrenceGate, in_time_order
 from consolidation.llm.types import LLMError, LLMResult, Usage
 from consolidation.metrics import Metrics
+from consolidation.products import episode_write, fact_writes
 from consolidation.runs import run_record, with_products
 from consolidation.settings import EngineSettings
 from consolidation.stores import Stores
@@ -40,16 +33,13 @@ from graph.models import (
     Episode,
     EpisodeWrite,
     Fact,
-    FactWrite,
     Hit,
     Interaction,
     Owner,
     RunWrite,
-    new_id,
 )
 from graph.waiting import Waiting, WaitingGroup
 
-log = logging.getLogger(__name__)
 T = TypeVar("T")
 RELATED_FACTS = 10
 
@@ -157,7 +147,8 @@ class UnitPipeline:
             return None
         # The new version holds from the newest turn it absorbed (the merged turn, for one).
         at = turns[-1].occurred_at
-        new_version = await self._episode_write(
+        new_version = await episode_write(
+            self.embedder,
             episode.title,
             decision.summary,
             run.id,
@@ -238,7 +229,8 @@ class UnitPipeline:
             "create_episode", result.usage, unit.id, read, len(decision.neighbors), decision.threshold
         )
         sources = [(h.item.id, h.score) for h in decision.neighbors] + [(unit.id, 1.0)]
-        episode = await self._episode_write(
+        episode = await episode_write(
+            self.embedder,
             result.value.title,
             result.value.summary,
             run.id,
@@ -282,7 +274,7 @@ class UnitPipeline:
             await self.stores.consolidations.record_runs(owner, [discarded])
             raise
         refine_run = self._run("refine_facts", result.usage, unit.id, read, len(turns), None)
-        facts = await self._fact_writes(result.value, turns, {f.id for f in related}, unit)
+        facts = await fact_writes(self.embedder, result.value, turns, {f.id for f in related}, unit)
         write = ConsolidationWrite(
             episode=episode,
             facts=facts,
@@ -307,63 +299,7 @@ class UnitPipeline:
     async def _related_facts(self, owner: Owner, vector: list[float]) -> list[Fact]:
         return [hit.item for hit in await self.stores.facts.search(owner, vector, RELATED_FACTS)]
 
-    async def _fact_writes(
-        self, drafts: FactDrafts, turns: list[Interaction], known_facts: set[str], unit: Interaction
-    ) -> list[FactWrite]:
-        by_id = {t.id: t for t in turns}
-        kept = [d for d in drafts.facts if d.text.strip()]
-        if not kept:
-            return []
-        vectors = await self.embedder.embed([d.text for d in kept])
-        writes = []
-        for draft, vector in zip(kept, vectors, strict=True):
-            cited = [by_id[i] for i in draft.source_turn_ids if i in by_id] or [unit]
-            replaced = [i for i in draft.replaces if i in known_facts]
-            if len(replaced) < len(draft.replaces):
-                # Ids the model invented or that belong to another user: never written.
-                log.warning(
-                    "ignored %d unknown fact ids named as replaced", len(draft.replaces) - len(replaced)
-                )
-            writes.append(
-                FactWrite(
-                    id=new_id("fact"),
-                    text=draft.text.strip(),
-                    kind=draft.kind,
-                    embedding=[float(x) for x in vector],
-                    valid_from=max(t.occurred_at for t in cited),
-                    source_interaction_ids=[t.id for t in cited],
-                    supersedes=[(old, draft.reason or "replaced") for old in dict.fromkeys(replaced)],
-                )
-            )
-        return writes
-
     # -- helpers -------------------------------------------------------------------------------
-
-    async def _episode_write(
-        self,
-        title: str,
-        summary: str,
-        run_id: str,
-        sources: list[tuple[str, float]],
-        *,
-        first_at: datetime,
-        last_at: datetime,
-        valid_from: datetime,
-        previous_id: str | None = None,
-    ) -> EpisodeWrite:
-        vector = (await self.embedder.embed([summary]))[0]
-        return EpisodeWrite(
-            id=new_id("epi"),
-            title=title,
-            summary=summary,
-            embedding=[float(x) for x in vector],
-            sources=sources,
-            run_id=run_id,
-            first_at=first_at,
-            last_at=last_at,
-            valid_from=valid_from,
-            previous_id=previous_id,
-        )
 
     async def _call(
         self, owner: Owner, op: str, trigger: str, read: list[str], call: Awaitable[LLMResult[T]]

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from consolidation.llm.types import Usage
 from graph.models import RunWrite, new_id
+from graph.vocabulary import RUN_ID_PREFIX
 
 
 def run_record(
@@ -23,7 +24,7 @@ def run_record(
     error: str | None = None,
 ) -> RunWrite:
     return RunWrite(
-        id=new_id("run"),
+        id=new_id(RUN_ID_PREFIX),
         op=op,
         trigger=trigger,
         provider=provider,

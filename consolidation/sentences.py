@@ -12,9 +12,10 @@ embedder call as the turn itself, and stored beside it as float16 bytes (half th
 float32, and cosine order barely moves). A turn of one sentence, or of more than
 `MAX_SENTENCES`, stores none and is always shown whole.
 
-On the LoCoMo dev file (bench/locomo.py) this lifted evidence recall at a fixed token budget far
-more than any ranking change of the memory layers did, at no loss of answer tokens overall; the
-`focused-raw` mode of the bench shows how much of recmem's gain it accounts for.
+On the LoCoMo dev file (`python -m bench.locomo`, the `bench/locomo/` package) this lifted
+evidence recall at a fixed token budget far more than any ranking change of the memory layers did,
+at no loss of answer tokens overall; the `focused-raw` mode of the bench shows how much of
+recmem's gain it accounts for.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from consolidation.embedding_template import DEFAULT_TEMPLATE, EmbeddingTemplate
+from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES
 
 # minilm: all-MiniLM-L6-v2's fp32 weights on onnxruntime (the default, no torch); minilm-int8: its
 # int8 weights, faster, close but not identical vectors; minilm-torch: the fp32 model through
@@ -66,7 +67,7 @@ class EngineSettings(BaseSettings):
     # `merge_quiet_seconds`), or on an explicit consolidate. merge_batch=1: a merge per turn.
     merge_batch: int = Field(default=16, ge=1, le=1000)
     merge_quiet_seconds: float = Field(default=600.0, ge=0, le=7 * 86400)
-    max_text_bytes: int = Field(default=32 * 1024, ge=1)
+    max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1)
     lease_seconds: float = Field(default=120.0, gt=0)
     # background: remember answers once the interaction is durable and a worker in the same process
     # consolidates; inline: the caller waits for consolidation (a request may ask for either).

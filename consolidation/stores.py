@@ -43,14 +43,13 @@ class Stores:
         cls,
         db: Database,
         dimension: int,
-        max_text_bytes: int,
         *,
         on_takeover: Callable[[], None] | None = None,
     ) -> Stores:
         """`on_takeover`: called when a lease another holder let expire is taken (a metric)."""
         return cls(
             db=db,
-            interactions=InteractionStore(db, dimension, max_text_bytes),
+            interactions=InteractionStore(db, dimension),
             episodes=EpisodeStore(db, dimension),
             facts=FactStore(db, dimension),
             consolidations=ConsolidationStore(db, dimension),

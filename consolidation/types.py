@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from graph.models import Episode, Fact, Interaction
+from graph.vocabulary import MAX_ID_CHARS
 
 
 class Unit(BaseModel):
@@ -16,10 +17,10 @@ class Unit(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str = Field(min_length=1)
-    speaker: str = Field(default="user", min_length=1, max_length=256)
+    speaker: str = Field(default="user", min_length=1, max_length=MAX_ID_CHARS)
     occurred_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
-    session_id: str | None = Field(default=None, max_length=256)
-    source_ref: str | None = Field(default=None, min_length=1, max_length=256)
+    session_id: str | None = Field(default=None, max_length=MAX_ID_CHARS)
+    source_ref: str | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS)
 
     @field_validator("occurred_at")
     @classmethod

@@ -19,15 +19,11 @@ from graph.models import (
     new_id,
 )
 from graph.records import interaction_from
-from graph.validation import (
-    require_aware,
-    require_name,
-    require_owner,
-    require_text,
-)
+from graph.validation import require_aware
 from graph.vectors import vector_param
-from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES, INTERACTION_ID_PREFIX
+from graph.vocabulary import INTERACTION_ID_PREFIX
 
+# The most rows one write statement carries (what a transaction of Neo4j's holds comfortably).
 MAX_BATCH = 10_000
 WRITE = "queries/interactions/write_batch"
 # Candidates the vector index returns per search, of which the k most similar are kept.
@@ -35,22 +31,28 @@ SEARCH_POOL = 100
 
 
 class InteractionStore:
-    """Writes and reads `Interaction` nodes, always scoped to one owner."""
+    """Writes and reads `Interaction` nodes, always scoped to one owner.
 
-    def __init__(self, db: Database, dimension: int, max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES) -> None:
+    A write's units are checked once, where they enter (consolidation/checks.py: the owner, the
+    texts and names; the `Unit` model: the times). The store checks what is its own: the
+    vectors against its index's dimension, and the size of one statement."""
+
+    def __init__(self, db: Database, dimension: int) -> None:
         self.db = db
         self.dimension = dimension
-        self.max_text_bytes = max_text_bytes
 
     async def write_batch(self, owner: Owner, items: list[NewInteraction]) -> list[StoredInteraction]:
         """Store items durably in one statement; a known source_ref returns the existing id."""
+        if not items:
+            return []  # nothing to send: the statement would create the user all the same
         return (await self.write_prepared([self.prepare(owner, items)]))[0]
 
     def prepare(self, owner: Owner, items: list[NewInteraction]) -> PreparedWrite:
         """Check and pack a write without sending anything: what can fail on its input fails here,
         so a write that joins others in one transaction (consolidation/write_groups.py) cannot
         fail them for its own input."""
-        self._validate(owner, items)
+        if len(items) > MAX_BATCH:
+            raise InvalidInput(f"a batch holds at most {MAX_BATCH} interactions")
         return PreparedWrite(owner, _Plan(items, self.dimension))
 
     async def write_prepared(self, writes: list[PreparedWrite]) -> list[list[StoredInteraction]]:
@@ -105,20 +107,6 @@ class InteractionStore:
             params["consolidated"] = [False, True] if include_consolidated else [False]
         rows = await self.db.read(name, **params)
         return [Hit(interaction_from(r["interaction"]), float(r["score"])) for r in rows]
-
-    def _validate(self, owner: Owner, items: list[NewInteraction]) -> None:
-        require_owner(owner.tenant, owner.user_id)
-        if not items:
-            raise InvalidInput("a batch needs at least one interaction")
-        if len(items) > MAX_BATCH:
-            raise InvalidInput(f"a batch holds at most {MAX_BATCH} interactions")
-        for index, item in enumerate(items):
-            where = f"interaction {index}"
-            require_name(f"{where} speaker", item.speaker)
-            require_text(f"{where} text", item.text, self.max_text_bytes)
-            require_aware(f"{where} occurred_at", item.occurred_at)
-            if item.source_ref is not None:
-                require_name(f"{where} source_ref", item.source_ref)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Per-user consolidation leases held in the database, so every process serializes on them.
 
-Taking and giving back a lease are cancellation-safe. A cancellation that lands while `acquire` is
+Taking and giving back a lease are cancellation-safe. A cancellation that lands while a take is
 in flight cannot tell whether the statement committed, so the lease is given back before the
 cancellation propagates; `release` always runs to completion, and the caller waits for it even
 when cancelled (the cancellation is re-raised once the lease is free). So a timeout or a shutdown
@@ -41,17 +41,14 @@ class Backlog:
 class LeaseStore:
     """A lease expires on its own, so a crashed holder blocks a user for at most its duration.
 
-    A holder must not call `acquire` for a lease it already holds elsewhere: a cancelled
-    `acquire` gives the lease back.
+    A holder must not call `wait_acquire` for a lease it already holds elsewhere: a cancelled
+    `wait_acquire` gives the lease back.
 
     `on_takeover` is called each time a lease is taken that another holder had let expire."""
 
     def __init__(self, db: Database, on_takeover: Callable[[], None] | None = None) -> None:
         self.db = db
         self.on_takeover = on_takeover
-
-    async def acquire(self, owner: Owner, holder: str, seconds: float) -> bool:
-        return bool(await self._take(owner, holder, seconds))
 
     async def wait_acquire(self, owner: Owner, holder: str, seconds: float, wait_s: float) -> bool:
         """Take the lease, polling with a growing delay for at most `wait_s` while another holds

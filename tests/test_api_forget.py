@@ -220,14 +220,14 @@ async def test_a_failed_rebuild_changes_nothing(
         await _forgetter(db, embedder, FailingConsolidator()).forget_interaction(owner, ids[0])
     assert await count_nodes(db, owner.tenant) == before
     assert len(await mentions(db, owner.tenant, "wasabi")) > 0  # untouched, not half-erased
-    assert await LeaseStore(db).acquire(owner, "someone-else", 1.0)  # and the lease was released
+    assert await LeaseStore(db).wait_acquire(owner, "someone-else", 1.0, 0)  # and the lease was released
 
 
 async def test_forget_waits_for_a_running_consolidation(
     db: Database, owner: Owner, embedder: HashingEmbedder
 ) -> None:
     ids, _ = await _fact_from_two_turns(db, owner, embedder)
-    assert await LeaseStore(db).acquire(owner, "consolidating-elsewhere", 60.0)
+    assert await LeaseStore(db).wait_acquire(owner, "consolidating-elsewhere", 60.0, 0)
     with pytest.raises(Busy):
         await _forgetter(db, embedder, lease_seconds=0.3).forget_interaction(owner, ids[0])
     await LeaseStore(db).release(owner, "consolidating-elsewhere")

@@ -267,7 +267,7 @@ async def test_a_pass_longer_than_its_lease_keeps_it(db: Database, owner: Owner)
     await asyncio.wait_for(slow.started.wait(), 60)
     await asyncio.sleep(1.5 * lease)  # the lease taken before the episode began has run out
     intruder = LeaseStore(db)
-    assert not await intruder.acquire(owner, "intruder", 60.0)
+    assert not await intruder.wait_acquire(owner, "intruder", 60.0, 0)
     assert await lease_of(db, owner) == engine.holder
     outcomes = await asyncio.wait_for(task, 120)
     assert [o.action for o in outcomes if o.action == "deferred"] == []
@@ -282,7 +282,7 @@ async def test_the_heartbeat_stops_with_the_pass(db: Database, owner: Owner) -> 
     engine = offline(db, merge_threshold=0.6, lease_seconds=0.3)
     await engine.consolidate(owner, wait=True)
     assert heartbeats() == []
-    assert await LeaseStore(db).acquire(owner, "next-holder", 60.0)
+    assert await LeaseStore(db).wait_acquire(owner, "next-holder", 60.0, 0)
 
 
 # -- the engine's per-user locks are kept only while used ------------------------------------

@@ -157,7 +157,7 @@ async def test_inline_write_past_its_consolidation_budget_is_still_acknowledged(
     assert rows.records[0]["n"] == 301 and rows.records[0]["pending"] > 0
     # The lease was given back before the write was acknowledged: another holder takes it at once.
     assert await lease_of(db, owner) is None
-    assert await LeaseStore(db).acquire(owner, "another-process", 60.0)
+    assert await LeaseStore(db).wait_acquire(owner, "another-process", 60.0, 0)
 
 
 @pytest.mark.parametrize("budget", [0.001, 0.005, 0.02, 0.05, 0.2])
@@ -173,7 +173,7 @@ async def test_inline_budget_gives_the_lease_back_wherever_it_stops(
         done = await engine.remember(owner, Unit(text=f"a brand new remark {i}", speaker="Alice"))
         assert done.created and done.consolidation is not None
         assert await lease_of(db, owner) is None
-    assert await LeaseStore(db).acquire(owner, "another-process", 60.0)
+    assert await LeaseStore(db).wait_acquire(owner, "another-process", 60.0, 0)
     await LeaseStore(db).release(owner, "another-process")
     # What the stopped passes left is finished by the next one, each interaction in one episode.
     await offline_engine(db).consolidate(owner)
@@ -241,8 +241,8 @@ async def test_the_sweeper_consolidates_pending_work_nobody_writes_to(
     busy = Owner(owner.tenant, "carol")
     for user in (owner, crashed, busy):
         await loader.remember_batch(user, units(), consolidate=False)
-    assert await LeaseStore(db).acquire(crashed, "crashed-process", 0.001)
-    assert await LeaseStore(db).acquire(busy, "working-elsewhere", 600.0)
+    assert await LeaseStore(db).wait_acquire(crashed, "crashed-process", 0.001, 0)
+    assert await LeaseStore(db).wait_acquire(busy, "working-elsewhere", 600.0, 0)
     engine = offline_engine(
         db,
         merge_threshold=0.5,
@@ -275,8 +275,8 @@ async def test_the_sweep_query_is_bounded_and_skips_live_leases(db: Database, ow
             user, Unit(text="a remark about nothing much", speaker="Alice"), consolidate=False
         )
     await engine.consolidate(users["done"])
-    assert await leases.acquire(users["leased"], "someone", 600.0)
-    assert await leases.acquire(users["expired"], "crashed", 0.001)
+    assert await leases.wait_acquire(users["leased"], "someone", 600.0, 0)
+    assert await leases.wait_acquire(users["expired"], "crashed", 0.001, 0)
     await asyncio.sleep(0.01)
 
     async def mine(skip: list[Owner]) -> set[str]:

@@ -263,9 +263,9 @@ async def test_lease_is_exclusive_and_guards_the_commit(
 ) -> None:
     ids = await seed(db, owner, embedder, ["sushi"])
     leases = LeaseStore(db)
-    assert await leases.acquire(owner, "proc-a", 30)
-    assert not await leases.acquire(owner, "proc-b", 30)
-    assert await leases.acquire(owner, "proc-a", 30)  # re-entrant for its holder
+    assert await leases.wait_acquire(owner, "proc-a", 30, 0)
+    assert not await leases.wait_acquire(owner, "proc-b", 30, 0)
+    assert await leases.wait_acquire(owner, "proc-a", 30, 0)  # re-entrant for its holder
     run = run_write("create_episode", ids, [])
     write = ConsolidationWrite(
         episode=episode_write(embedder, ids, run.id),
@@ -278,5 +278,5 @@ async def test_lease_is_exclusive_and_guards_the_commit(
     with pytest.raises(LeaseLost):
         await ConsolidationStore(db, DIMENSION).commit(owner, write)
     await leases.release(owner, "proc-a")
-    assert await leases.acquire(owner, "proc-b", 0.001)
-    assert await leases.acquire(owner, "proc-c", 30)  # proc-b's lease expired
+    assert await leases.wait_acquire(owner, "proc-b", 0.001, 0)
+    assert await leases.wait_acquire(owner, "proc-c", 30, 0)  # proc-b's lease expired

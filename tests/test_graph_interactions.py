@@ -8,12 +8,14 @@ import pytest
 from neo4j.time import DateTime
 
 from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.types import Unit
 from graph.database import Database
 from graph.errors import InvalidInput
 from graph.interactions import InteractionStore
 from graph.models import Hit, Interaction, NewInteraction, Owner
 from graph.recall import RecallSearch
 from graph.records import instant
+from tests.api_support import make_engine
 from tests.conftest import DIMENSION
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
@@ -126,17 +128,14 @@ async def test_full_text_escapes_lucene_syntax(db: Database, owner: Owner, embed
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
-        (lambda i: i.__class__(**{**i.__dict__, "text": "   "}), "empty"),
-        (lambda i: i.__class__(**{**i.__dict__, "text": "x" * 40_000}), "limit"),
         (lambda i: i.__class__(**{**i.__dict__, "embedding": [0.1] * 7}), "dimensions"),
         (lambda i: i.__class__(**{**i.__dict__, "embedding": [float("nan")] * DIMENSION}), "NaN"),
-        (lambda i: i.__class__(**{**i.__dict__, "occurred_at": datetime(2024, 1, 1)}), "timezone"),
-        (lambda i: i.__class__(**{**i.__dict__, "speaker": ""}), "empty"),
     ],
 )
 async def test_invalid_input_raises_and_writes_nothing(
     db: Database, owner: Owner, embedder: HashingEmbedder, mutate, message
 ) -> None:  # type: ignore[no-untyped-def]
+    """What the store checks itself: the vectors, against its index."""
     store = InteractionStore(db, DIMENSION)
     good, bad = _items(embedder, ["fine text", "bad text"])
     with pytest.raises(InvalidInput, match=message):
@@ -144,12 +143,40 @@ async def test_invalid_input_raises_and_writes_nothing(
     assert await _count(db, owner) == 0
 
 
-async def test_empty_owner_and_empty_batch_are_refused(db: Database, embedder: HashingEmbedder) -> None:
-    store = InteractionStore(db, DIMENSION)
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"text": "   "}, "empty"),
+        ({"text": "x" * 40_000}, "limit"),
+        ({"speaker": "   "}, "empty"),
+        ({"source_ref": "   "}, "empty"),
+    ],
+)
+async def test_invalid_units_raise_through_the_engine_and_write_nothing(
+    db: Database, owner: Owner, fields: dict[str, str], message: str
+) -> None:
+    """The rest is checked where a remember enters (consolidation/checks.py), for every caller."""
+    engine = make_engine(db)
+    with pytest.raises(InvalidInput, match=message):
+        await engine.remember_batch(owner, [Unit(text="fine text"), Unit(**{"text": "bad text", **fields})])
+    assert await _count(db, owner) == 0
+
+
+def test_the_unit_model_refuses_an_empty_speaker_and_a_naive_time() -> None:
+    """A time without a zone and an empty speaker never become a Unit (GraphQL: tests/test_api_limits.py)."""
+    with pytest.raises(ValueError, match="timezone"):
+        Unit(text="x", occurred_at=datetime(2024, 1, 1))
+    with pytest.raises(ValueError, match="at least 1 character"):
+        Unit(text="x", speaker="")
+
+
+async def test_empty_owner_and_empty_batch_are_refused(db: Database) -> None:
+    engine = make_engine(db)
     with pytest.raises(InvalidInput):
-        await store.write_batch(Owner("", "alice"), _items(embedder, ["x"]))
+        await engine.remember_batch(Owner("", "alice"), [Unit(text="x")])
     with pytest.raises(InvalidInput):
-        await store.write_batch(Owner("t", "alice"), [])
+        await engine.remember_batch(Owner("t", "alice"), [])
+    assert await _count(db, Owner("t", "alice")) == 0
 
 
 async def test_recall_candidates_keep_the_exact_instant(

@@ -19,7 +19,7 @@ from mcp.server.mcpserver.exceptions import UnexpectedToolError
 from mcp.types import CallToolResult, TextContent
 
 from api.app import create_app
-from api.mcp_server import tool_error
+from api.mcp.errors import tool_error
 from consolidation.access import AccessKeys
 from consolidation.wiring import AppSettings
 from graph.database import Database

@@ -121,7 +121,7 @@ def test_failure_classes() -> None:
 async def test_taking_over_an_expired_lease_is_counted(db: Database, owner: Owner) -> None:
     engine = offline_engine(db)
     await engine.remember(owner, unit(SUSHI[0], 0), consolidate=False)
-    assert await LeaseStore(db).acquire(owner, "crashed-process", 0.001)
+    assert await LeaseStore(db).wait_acquire(owner, "crashed-process", 0.001, 0)
     await asyncio.sleep(0.05)
     await engine.consolidate(owner)
     assert value(engine.metrics, "recmem_lease_takeovers_total") == 1.0

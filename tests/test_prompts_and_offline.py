@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -534,3 +537,27 @@ async def test_offline_answer_respects_as_of_and_empty_evidence() -> None:
     inp = AnswerInput(question="Does Caroline like sushi?", as_of=datetime(2023, 6, 1), facts=[later])
     draft = (await OfflineConsolidator().answer(inp)).value
     assert draft.used_ids == [] and "nothing relevant" in draft.answer
+
+
+def test_an_episode_title_is_the_same_in_every_process() -> None:
+    """Tied word counts must not fall back on set order, which follows the hash seed."""
+    script = (
+        "from datetime import datetime, UTC\n"
+        "from consolidation.offline.episodes import episode\n"
+        "from consolidation.prompts.common import Turn\n"
+        "t = datetime(2023, 5, 8, tzinfo=UTC)\n"
+        "turns = [Turn(id='i1', speaker='Ann', occurred_at=t, "
+        "text='We painted the garage, the canoe and the fence today.')]\n"
+        "print(episode(turns).title)\n"
+    )
+    titles = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout.strip()
+        for seed in ("0", "1", "2", "3", "12345")
+    }
+    assert len(titles) == 1, titles

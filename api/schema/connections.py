@@ -17,6 +17,7 @@ import strawberry
 from api.errors import bad_input
 from api.schema.decorators import resolver
 from graph.models import Cursor, Page, PageRequest
+from graph.vocabulary import MAX_ID_CHARS
 
 T = TypeVar("T")
 M = TypeVar("M")
@@ -57,7 +58,7 @@ def decode_cursor(token: str) -> Cursor:
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
         version, key, node_id = raw.split(":", 2)
-        if version != CURSOR_VERSION or not node_id or len(node_id) > 256:
+        if version != CURSOR_VERSION or not node_id or len(node_id) > MAX_ID_CHARS:
             raise ValueError(raw)
         return Cursor(int(key), node_id)
     except (ValueError, UnicodeDecodeError, binascii.Error):

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 import strawberry
-from strawberry.types.arguments import InputContext
 
 from api.context import Context
 from api.errors import UNAVAILABLE_TYPES, bad_input, not_found, unavailable_write
@@ -36,7 +34,7 @@ class UnitInput:
     )
 
     def to_unit(self) -> Unit:
-        """The engine's validated model of it; `checked` then checks its text once."""
+        """The engine's validated model of it; `checked` then checks its text and names once."""
         return Unit(
             text=self.text,
             speaker=self.speaker,
@@ -44,23 +42,6 @@ class UnitInput:
             session_id=self.session_id,
             source_ref=self.source_ref,
         )
-
-
-def _unit_from_input(cls: type[UnitInput], value: Mapping[str, Any], context: InputContext) -> UnitInput:
-    """rememberBatch carries up to `max_batch` units. graphql-core has already checked them,
-    parsed the scalars and filled in published defaults, so they are built directly: strawberry's
-    generic per-field conversion costs ~0.1 ms a unit, a tenth of a batch's time."""
-    return cls(
-        text=value["text"],
-        speaker=value["speaker"],  # its published default is filled in
-        occurred_at=value.get("occurredAt"),
-        session_id=value.get("sessionId"),
-        source_ref=value.get("sourceRef"),
-    )
-
-
-# Strawberry's hook for input types that build their own value (see StrawberryObjectDefinition).
-UnitInput.__strawberry_definition__.from_input = _unit_from_input  # type: ignore[attr-defined]
 
 
 @strawberry.input(description="One interaction of one user.")
@@ -165,9 +146,8 @@ GENERATED_REF_PREFIX = "recmem:"
 
 def checked(context: Context, owner: Owner, units: list[Unit]) -> CheckedBatch:
     """The one check of a remember (consolidation/checks.py), here at the entry point: the engine
-    takes the checked batch as it is. A text is named as the client sent it."""
-    max_bytes = context.services.engine.settings.max_text_bytes
-    return check_batch(owner, units, max_bytes, text_label="text")
+    takes the checked batch as it is. A field is named as the client sent it ("text")."""
+    return check_batch(owner, units, context.services.max_text_bytes, label="{field}")
 
 
 def _units(context: Context, owner: Owner, units: list[UnitInput]) -> CheckedBatch:

@@ -12,9 +12,9 @@ from api.schema.decorators import resolver
 from api.schema.nodes import ID, Episode, Fact, Info, Interaction, Node, load_nodes
 from consolidation import types as engine_types
 from graph import models
+from graph.vocabulary import MAX_CONTEXT_TOKENS
 
 MAX_BUDGET = 100
-MAX_CONTEXT_TOKENS = 200_000
 
 
 @strawberry.input(

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import SecretStr
 
 from bench.common import ExtractiveResponder
-from bench.locomo.args import Args
 from consolidation.settings import LLMSettings
 from graph.settings import Neo4jSettings
 from local_llm_server import LocalLLMServer
@@ -41,7 +40,18 @@ def llm_endpoint(kind: str, replies: str) -> Iterator[tuple[LLMSettings, LocalLL
         )
 
 
-def neo4j_settings(args: Args) -> Neo4jSettings:
+class Neo4jArgs(Protocol):
+    """The Neo4j options of a bench's command line (bench.locomo, bench.hot_topic)."""
+
+    @property
+    def neo4j_uri(self) -> str | None: ...
+
+    @property
+    def neo4j_password(self) -> str | None: ...
+
+
+def neo4j_settings(args: Neo4jArgs) -> Neo4jSettings:
+    """The configured settings, with the command line's --neo4j-uri and --neo4j-password over them."""
     overrides: dict[str, Any] = {}
     if args.neo4j_uri:
         overrides["uri"] = args.neo4j_uri

@@ -1,0 +1,35 @@
+"""A failed tool call as the client sees it: `isError` with one line, `CODE: message`."""
+
+from __future__ import annotations
+
+import logging
+
+from graphql import GraphQLError
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+
+from api.errors import ErrorCode, classify
+
+# Named for the endpoint, not the module: every MCP log line under one name.
+log = logging.getLogger("api.mcp")
+
+
+def tool_error(tool: str, error: BaseException, request_id: str) -> CallToolResult:
+    """`isError` with one line, `CODE: message`. The code comes from the same mapping as GraphQL's
+    `extensions.code` (api/errors.classify), and so does the masking of internal errors."""
+    cause = error.__cause__ if isinstance(error, ToolError) and error.__cause__ is not None else error
+    if isinstance(cause, ToolError):
+        code, message = ErrorCode.BAD_USER_INPUT, str(cause)  # the SDK's own: an unknown tool
+    elif isinstance(error, TimeoutError):  # the call's own timeout (MemoryMCP.call_tool)
+        code, message = ErrorCode.UNAVAILABLE, "the tool call took too long and was cancelled"
+    else:
+        original = cause if isinstance(cause, Exception) else None
+        code, shown = classify(GraphQLError(str(cause), path=[tool], original_error=original))
+        message = shown if shown is not None else str(cause)
+    if code is ErrorCode.INTERNAL:
+        log.error("internal error in MCP tool %s (request %s)", tool, request_id, exc_info=cause)
+        message = f"internal error (request id {request_id})"
+    elif code is ErrorCode.UNAVAILABLE:
+        log.warning("MCP tool %s (request %s): unavailable: %r", tool, request_id, cause)
+    line = " ".join(f"{code.value}: {message}".split())
+    return CallToolResult(content=[TextContent(type="text", text=line)], is_error=True)

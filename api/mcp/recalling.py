@@ -1,0 +1,58 @@
+"""The reading tools: `recall` (context within a token budget) and `answer` (memory's own answer)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server.mcpserver import Context as ToolContext
+from pydantic import Field
+
+from api.mcp.arguments import Tokens, UserId, require_user
+from api.mcp.caller import context_of
+from api.mcp.rendering import answered, recalled
+from api.mcp.results import Answered, Recalled
+from graph.vocabulary import MAX_CONTEXT_TOKENS
+
+
+async def recall(
+    ctx: ToolContext,
+    user_id: UserId,
+    query: Annotated[str, Field(description="What to look for, in plain words (a question works).")],
+    tokens: Tokens = 1000,
+    layers: Annotated[
+        bool, Field(description="Also return the best hits of each layer separately (larger result).")
+    ] = False,
+) -> Recalled:
+    """Fetch what memory holds about a topic, as one context text within a token budget.
+
+    Use it before answering anything that may depend on what the user said before (preferences,
+    plans, facts about them, earlier events). The context has the best facts, episodes and raw turns
+    together, each interaction at most once; `items` tells where each line comes from. Set `layers`
+    only when you need the per-layer hit lists as well."""
+    context = context_of(ctx)
+    owner = await require_user(context, user_id)
+    found = await context.services.engine.recall(owner, query, tokens=tokens)
+    return recalled(found, layers)
+
+
+async def answer(
+    ctx: ToolContext,
+    user_id: UserId,
+    question: Annotated[str, Field(description="The question about the user or your past conversations.")],
+    tokens: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            le=MAX_CONTEXT_TOKENS,
+            description="Answer from an assembled context of this many tokens (default: the per-layer hits).",
+        ),
+    ] = None,
+) -> Answered:
+    """Answer a question from the user's memory alone, with the evidence used.
+
+    Use it when you want memory's own answer and the items it rests on (ids you can `audit_fact`),
+    rather than raw context to reason over yourself (that is `recall`). It costs one LLM call on the
+    server, recorded as a run."""
+    context = context_of(ctx)
+    owner = await require_user(context, user_id)
+    return answered(await context.services.engine.answer(owner, question, tokens=tokens))

@@ -1,0 +1,44 @@
+"""The memory-write tool: `remember`, one conversation turn, checked once at this entry point."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from mcp.server.mcpserver import Context as ToolContext
+from pydantic import Field
+
+from api.mcp.arguments import UserId, checked_unit, owner_of
+from api.mcp.caller import context_of
+from api.mcp.rendering import remembered
+from api.mcp.results import Remembered
+from api.schema.mutation import UnitInput
+
+
+async def remember(
+    ctx: ToolContext,
+    user_id: UserId,
+    text: Annotated[str, Field(description="What was said, verbatim.")],
+    speaker: Annotated[str, Field(description="Who said it: 'user', 'assistant' or a name.")] = "user",
+    occurred_at: Annotated[
+        datetime | None, Field(description="When it was said, ISO 8601 with a timezone (default: now).")
+    ] = None,
+    session_id: Annotated[str | None, Field(description="Your conversation or session id.")] = None,
+    source_ref: Annotated[
+        str | None,
+        Field(description="Your own id for this turn: sending it again stores nothing new (safe retries)."),
+    ] = None,
+) -> Remembered:
+    """Store one conversation turn in the user's long-term memory.
+
+    Use it for every turn worth keeping, the user's and your own, as it happens. It is durable when
+    this returns. Topics that come back are consolidated into episodes and facts (with provenance).
+    Send a `source_ref` whenever the call may be retried: a repeat returns the same id with
+    `created: false`."""
+    context = context_of(ctx)
+    owner = owner_of(context, user_id)
+    unit = UnitInput(
+        text=text, speaker=speaker, occurred_at=occurred_at, session_id=session_id, source_ref=source_ref
+    ).to_unit()
+    (done,) = await context.services.engine.remember_batch(owner, checked_unit(context, owner, unit))
+    return remembered(done)
