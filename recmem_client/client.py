@@ -1,9 +1,10 @@
 """AsyncMemoryClient and MemoryClient: the service's memory operations as typed methods.
 
-Each method builds one Operation (recmem_client/operations.py: document, variables, parser) and
-hands it to `_run`, which sends it, reads the response (protocol.py) and retries what is safe to
-retry. The two classes differ only in `_run`: one awaits httpx.AsyncClient and asyncio.sleep, the
-other calls httpx.Client and time.sleep.
+Each method is an operation builder of recmem_client/operations.py (document, variables, parser;
+its signature and docstring are the method's) whose Operation goes to `_run`, which sends it,
+reads the response (protocol.py) and retries what is safe to retry. The two classes differ only in
+`_run`: one awaits httpx.AsyncClient and asyncio.sleep, the other calls httpx.Client and
+time.sleep; `_awaiting` and `_blocking` turn each builder into a method of one or the other.
 
 Retries and idempotency: every remember carries a source_ref. The service stores at most one
 interaction per (tenant, user, source_ref) and answers a repeat with the existing one
@@ -20,11 +21,11 @@ operations.py says why.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
-from collections.abc import Mapping, Sequence
-from datetime import datetime
+from collections.abc import Callable, Coroutine, Mapping
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 import httpx
 
@@ -41,19 +42,27 @@ from recmem_client.protocol import (
     endpoint,
     headers,
 )
-from recmem_client.types import (
-    Answer,
-    ConsolidationEvent,
-    FactAudit,
-    InteractionForgotten,
-    Layers,
-    Recall,
-    Remembered,
-    Unit,
-    UserForgotten,
-)
 
 T = TypeVar("T")
+P = ParamSpec("P")
+
+
+def _awaiting(
+    build: Callable[P, Operation[T]],
+) -> Callable[Concatenate[AsyncMemoryClient, P], Coroutine[Any, Any, T]]:
+    @functools.wraps(build)
+    async def method(client: AsyncMemoryClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await client._run(build(*args, **kwargs))
+
+    return method
+
+
+def _blocking(build: Callable[P, Operation[T]]) -> Callable[Concatenate[MemoryClient, P], T]:
+    @functools.wraps(build)
+    def method(client: MemoryClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return client._run(build(*args, **kwargs))
+
+    return method
 
 
 class AsyncMemoryClient:
@@ -112,85 +121,14 @@ class AsyncMemoryClient:
             raise connection_failed(operation, error) from error
         return decode(operation, response)
 
-    # -- writes --------------------------------------------------------------------------------
-
-    async def remember(
-        self,
-        user_id: str,
-        text: str,
-        *,
-        speaker: str = "user",
-        occurred_at: datetime | None = None,
-        session_id: str | None = None,
-        source_ref: str | None = None,
-        consolidate: bool | None = None,
-    ) -> Remembered:
-        """Store one interaction durably (then consolidate now, never, or as configured: None)."""
-        unit = Unit(text, speaker, occurred_at, session_id, source_ref)
-        return await self._run(ops.remember(user_id, unit, consolidate))
-
-    async def remember_batch(
-        self, user_id: str, items: Sequence[Unit], *, consolidate: bool | None = None
-    ) -> list[Remembered]:
-        """Store a bounded batch of one user's interactions in one transaction (all or nothing)."""
-        return await self._run(ops.remember_batch(user_id, items, consolidate))
-
-    async def consolidate(self, user_id: str) -> list[ConsolidationEvent]:
-        """Consolidate the user's pending interactions now."""
-        return await self._run(ops.consolidate(user_id))
-
-    # -- reads ---------------------------------------------------------------------------------
-
-    async def recall(
-        self,
-        user_id: str,
-        query: str,
-        *,
-        tokens: int | None = None,
-        layers: Layers | None = None,
-        as_of: datetime | None = None,
-        include_consolidated: bool | None = None,
-        lexical: bool = True,
-    ) -> Recall:
-        """Per-layer hits (`layers`: hits per layer, default 10 / 5 / 10); with `tokens`, also
-        `context`: one prompt-ready text of the best evidence within that many o200k tokens."""
-        return await self._run(
-            ops.recall(
-                user_id,
-                query,
-                tokens=tokens,
-                layers=layers,
-                as_of=as_of,
-                include_consolidated=include_consolidated,
-                lexical=lexical,
-            )
-        )
-
-    async def answer(
-        self,
-        user_id: str,
-        question: str,
-        *,
-        tokens: int | None = None,
-        layers: Layers | None = None,
-        as_of: datetime | None = None,
-    ) -> Answer:
-        """An answer from the user's memory with its evidence (with `tokens`: from that context)."""
-        return await self._run(ops.answer(user_id, question, tokens=tokens, layers=layers, as_of=as_of))
-
-    async def audit(self, fact_id: str) -> FactAudit:
-        """A fact's audit trail: episodes -> interactions, supersessions, runs and their cost."""
-        return await self._run(ops.audit(fact_id))
-
-    # -- forgetting ----------------------------------------------------------------------------
-
-    async def forget_interaction(self, interaction_id: str) -> InteractionForgotten:
-        """Erase an interaction and everything derived only from it; rebuild what survives."""
-        return await self._run(ops.forget_interaction(interaction_id))
-
-    async def forget_user(self, user_id: str) -> UserForgotten:
-        """Erase a user entirely: interactions, episodes, facts and runs."""
-        return await self._run(ops.forget_user(user_id))
+    remember = _awaiting(ops.remember)
+    remember_batch = _awaiting(ops.remember_batch)
+    consolidate = _awaiting(ops.consolidate)
+    recall = _awaiting(ops.recall)
+    answer = _awaiting(ops.answer)
+    audit = _awaiting(ops.audit)
+    forget_interaction = _awaiting(ops.forget_interaction)
+    forget_user = _awaiting(ops.forget_user)
 
 
 class MemoryClient:
@@ -244,67 +182,11 @@ class MemoryClient:
             raise connection_failed(operation, error) from error
         return decode(operation, response)
 
-    def remember(
-        self,
-        user_id: str,
-        text: str,
-        *,
-        speaker: str = "user",
-        occurred_at: datetime | None = None,
-        session_id: str | None = None,
-        source_ref: str | None = None,
-        consolidate: bool | None = None,
-    ) -> Remembered:
-        unit = Unit(text, speaker, occurred_at, session_id, source_ref)
-        return self._run(ops.remember(user_id, unit, consolidate))
-
-    def remember_batch(
-        self, user_id: str, items: Sequence[Unit], *, consolidate: bool | None = None
-    ) -> list[Remembered]:
-        return self._run(ops.remember_batch(user_id, items, consolidate))
-
-    def consolidate(self, user_id: str) -> list[ConsolidationEvent]:
-        return self._run(ops.consolidate(user_id))
-
-    def recall(
-        self,
-        user_id: str,
-        query: str,
-        *,
-        tokens: int | None = None,
-        layers: Layers | None = None,
-        as_of: datetime | None = None,
-        include_consolidated: bool | None = None,
-        lexical: bool = True,
-    ) -> Recall:
-        return self._run(
-            ops.recall(
-                user_id,
-                query,
-                tokens=tokens,
-                layers=layers,
-                as_of=as_of,
-                include_consolidated=include_consolidated,
-                lexical=lexical,
-            )
-        )
-
-    def answer(
-        self,
-        user_id: str,
-        question: str,
-        *,
-        tokens: int | None = None,
-        layers: Layers | None = None,
-        as_of: datetime | None = None,
-    ) -> Answer:
-        return self._run(ops.answer(user_id, question, tokens=tokens, layers=layers, as_of=as_of))
-
-    def audit(self, fact_id: str) -> FactAudit:
-        return self._run(ops.audit(fact_id))
-
-    def forget_interaction(self, interaction_id: str) -> InteractionForgotten:
-        return self._run(ops.forget_interaction(interaction_id))
-
-    def forget_user(self, user_id: str) -> UserForgotten:
-        return self._run(ops.forget_user(user_id))
+    remember = _blocking(ops.remember)
+    remember_batch = _blocking(ops.remember_batch)
+    consolidate = _blocking(ops.consolidate)
+    recall = _blocking(ops.recall)
+    answer = _blocking(ops.answer)
+    audit = _blocking(ops.audit)
+    forget_interaction = _blocking(ops.forget_interaction)
+    forget_user = _blocking(ops.forget_user)

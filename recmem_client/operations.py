@@ -90,7 +90,18 @@ def _present(**variables: Any) -> dict[str, Any]:
     return {k: v for k, v in variables.items() if v is not None}
 
 
-def remember(user_id: str, unit: Unit, consolidate: bool | None) -> Operation[Remembered]:
+def remember(
+    user_id: str,
+    text: str,
+    *,
+    speaker: str = "user",
+    occurred_at: datetime | None = None,
+    session_id: str | None = None,
+    source_ref: str | None = None,
+    consolidate: bool | None = None,
+) -> Operation[Remembered]:
+    """Store one interaction durably (then consolidate now, never, or as configured: None)."""
+    unit = Unit(text, speaker, occurred_at, session_id, source_ref)
     return Operation(
         name="Remember",
         document=documents.REMEMBER_DOC,
@@ -103,8 +114,9 @@ def remember(user_id: str, unit: Unit, consolidate: bool | None) -> Operation[Re
 
 
 def remember_batch(
-    user_id: str, units: Sequence[Unit], consolidate: bool | None
+    user_id: str, units: Sequence[Unit], *, consolidate: bool | None = None
 ) -> Operation[list[Remembered]]:
+    """Store a bounded batch of one user's interactions in one transaction (all or nothing)."""
     return Operation(
         name="RememberBatch",
         document=documents.REMEMBER_BATCH_DOC,
@@ -117,6 +129,7 @@ def remember_batch(
 
 
 def consolidate(user_id: str) -> Operation[list[ConsolidationEvent]]:
+    """Consolidate the user's pending interactions now."""
     # Not retried: a pass that committed but whose answer was lost would be reported as empty.
     return Operation(
         name="Consolidate",
@@ -133,12 +146,14 @@ def recall(
     user_id: str,
     query: str,
     *,
-    tokens: int | None,
-    layers: Layers | None,
-    as_of: datetime | None,
-    include_consolidated: bool | None,
-    lexical: bool,
+    tokens: int | None = None,
+    layers: Layers | None = None,
+    as_of: datetime | None = None,
+    include_consolidated: bool | None = None,
+    lexical: bool = True,
 ) -> Operation[Recall]:
+    """Per-layer hits (`layers`: hits per layer, default 10 / 5 / 10); with `tokens`, also
+    `context`: one prompt-ready text of the best evidence within that many o200k tokens."""
     return Operation(
         name="Recall",
         document=documents.RECALL_DOC,
@@ -158,8 +173,14 @@ def recall(
 
 
 def answer(
-    user_id: str, question: str, *, tokens: int | None, layers: Layers | None, as_of: datetime | None
+    user_id: str,
+    question: str,
+    *,
+    tokens: int | None = None,
+    layers: Layers | None = None,
+    as_of: datetime | None = None,
 ) -> Operation[Answer]:
+    """An answer from the user's memory with its evidence (with `tokens`: from that context)."""
     # Not retried: each answer calls the model and records a run, so a retry could pay twice.
     return Operation(
         name="Answer",
@@ -175,6 +196,7 @@ def answer(
 
 
 def audit(fact_id: str) -> Operation[FactAudit]:
+    """A fact's audit trail: episodes -> interactions, supersessions, runs and their cost."""
     return Operation(
         name="Audit",
         document=documents.AUDIT_DOC,
@@ -187,6 +209,7 @@ def audit(fact_id: str) -> Operation[FactAudit]:
 
 
 def forget_interaction(interaction_id: str) -> Operation[InteractionForgotten]:
+    """Erase an interaction and everything derived only from it; rebuild what survives."""
     # Not retried: after a lost answer the retry would find nothing left and raise NotFound.
     return Operation(
         name="ForgetInteraction",
@@ -200,6 +223,7 @@ def forget_interaction(interaction_id: str) -> Operation[InteractionForgotten]:
 
 
 def forget_user(user_id: str) -> Operation[UserForgotten]:
+    """Erase a user entirely: interactions, episodes, facts and runs."""
     return Operation(
         name="ForgetUser",
         document=documents.FORGET_USER_DOC,

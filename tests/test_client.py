@@ -509,7 +509,7 @@ def test_retry_after_reads_seconds_and_http_dates() -> None:
 
 def test_retry_policy_bounds_every_delay() -> None:
     policy = RetryPolicy(attempts=6, initial_delay_s=0.5, max_delay_s=2.0)
-    write = operations.remember("alice", Unit("x"), None)
+    write = operations.remember("alice", "x")
     busy = Unavailable("busy")
     delays = [policy.delay(write, attempt, busy) for attempt in range(1, 6)]
     assert all(d is not None and 0.25 <= d <= 2.0 for d in delays)
@@ -517,7 +517,7 @@ def test_retry_policy_bounds_every_delay() -> None:
     assert policy.delay(write, 1, BadUserInput("no")) is None
     assert policy.delay(write, 1, RateLimited("wait", retry_after=1.5)) == 1.5
     assert policy.delay(write, 1, RateLimited("wait", retry_after=60.0)) is None
-    question = operations.answer("a", "q?", tokens=None, layers=None, as_of=None)
+    question = operations.answer("a", "q?")
     assert policy.delay(question, 1, busy) is None
     assert policy.delay(question, 1, ConnectionFailed("lost", sent=True)) is None
     assert policy.delay(question, 1, ConnectionFailed("refused", sent=False)) is not None
@@ -525,8 +525,8 @@ def test_retry_policy_bounds_every_delay() -> None:
 
 
 def test_each_call_gets_its_own_source_ref_and_keeps_it() -> None:
-    first = operations.remember("alice", Unit("same text"), None)
-    second = operations.remember("alice", Unit("same text"), None)
+    first = operations.remember("alice", "same text")
+    second = operations.remember("alice", "same text")
     refs = [op.variables["input"]["sourceRef"] for op in (first, first, second)]
     assert refs[0] == refs[1] != refs[2]
     assert first.body() == first.body()  # what a retry resends

@@ -37,7 +37,7 @@ TURNS = [
 ] * 2
 
 
-@pytest.fixture(params=["hashing", "minilm", "openai"])
+@pytest.fixture(params=["hashing", "minilm", "minilm-int8", "openai"])
 def any_embedder(request: pytest.FixtureRequest, llm_server: LocalLLMServer) -> Iterator[Embedder]:
     kind = request.param
     if kind == "openai":
