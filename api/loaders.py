@@ -12,17 +12,7 @@ from typing import TypeVar
 from strawberry.dataloader import DataLoader
 
 from consolidation.audit import MemoryAudit
-from graph.models import (
-    ConsolidationRun,
-    Derived,
-    Episode,
-    Fact,
-    FactLinks,
-    FactSources,
-    Interaction,
-    RunLinks,
-    User,
-)
+from graph import models
 
 T = TypeVar("T")
 # Bounds the size of one `WHERE n.id IN $ids` list.
@@ -53,36 +43,38 @@ def with_default(fetch: Fetch[T], tenant: str, default: Callable[[], T]) -> Data
 
 class Loaders:
     def __init__(self, audit: MemoryAudit, tenant: str) -> None:
-        self.users: DataLoader[str, User | None] = by_id(audit.users, tenant)
-        self.interactions: DataLoader[str, Interaction | None] = by_id(audit.interactions, tenant)
-        self.episodes: DataLoader[str, Episode | None] = by_id(audit.episodes, tenant)
-        self.facts: DataLoader[str, Fact | None] = by_id(audit.facts, tenant)
-        self.runs: DataLoader[str, ConsolidationRun | None] = by_id(audit.runs, tenant)
-        self.episode_sources: DataLoader[str, list[tuple[Interaction, float | None]]] = with_default(
+        self.users: DataLoader[str, models.User | None] = by_id(audit.users, tenant)
+        self.interactions: DataLoader[str, models.Interaction | None] = by_id(audit.interactions, tenant)
+        self.episodes: DataLoader[str, models.Episode | None] = by_id(audit.episodes, tenant)
+        self.facts: DataLoader[str, models.Fact | None] = by_id(audit.facts, tenant)
+        self.runs: DataLoader[str, models.ConsolidationRun | None] = by_id(audit.runs, tenant)
+        self.episode_sources: DataLoader[str, list[tuple[models.Interaction, float | None]]] = with_default(
             audit.episode_sources, tenant, list
         )
-        self.episode_facts: DataLoader[str, list[Fact]] = with_default(audit.episode_facts, tenant, list)
-        self.episode_versions: DataLoader[str, list[Episode]] = with_default(
+        self.episode_facts: DataLoader[str, list[models.Fact]] = with_default(
+            audit.episode_facts, tenant, list
+        )
+        self.episode_versions: DataLoader[str, list[models.Episode]] = with_default(
             audit.episode_versions, tenant, list
         )
-        self.fact_sources: DataLoader[str, FactSources] = with_default(
-            audit.fact_sources, tenant, lambda: FactSources([], [])
+        self.fact_sources: DataLoader[str, models.FactSources] = with_default(
+            audit.fact_sources, tenant, lambda: models.FactSources([], [])
         )
-        self.fact_links: DataLoader[str, FactLinks] = with_default(
-            audit.fact_links, tenant, lambda: FactLinks([], [])
+        self.fact_links: DataLoader[str, models.FactLinks] = with_default(
+            audit.fact_links, tenant, lambda: models.FactLinks([], [])
         )
-        self.fact_history: DataLoader[str, list[Fact]] = with_default(audit.fact_history, tenant, list)
-        self.interaction_derived: DataLoader[str, Derived] = with_default(
-            audit.interaction_derived, tenant, lambda: Derived([], [])
+        self.fact_history: DataLoader[str, list[models.Fact]] = with_default(audit.fact_history, tenant, list)
+        self.interaction_derived: DataLoader[str, models.Derived] = with_default(
+            audit.interaction_derived, tenant, lambda: models.Derived([], [])
         )
-        self.run_links: DataLoader[str, RunLinks] = with_default(
-            audit.run_links, tenant, lambda: RunLinks([], [])
+        self.run_links: DataLoader[str, models.RunLinks] = with_default(
+            audit.run_links, tenant, lambda: models.RunLinks([], [])
         )
 
-    def prime_interactions(self, items: list[Interaction]) -> None:
+    def prime_interactions(self, items: list[models.Interaction]) -> None:
         for item in items:
             self.interactions.prime(item.id, item)
 
-    def prime_episodes(self, items: list[Episode]) -> None:
+    def prime_episodes(self, items: list[models.Episode]) -> None:
         for item in items:
             self.episodes.prime(item.id, item)

@@ -9,11 +9,7 @@ from dataclasses import dataclass, field
 from api.auth import Authenticator
 from api.limits import RateLimiter
 from api.settings import ApiSettings
-from consolidation.access import AccessKeys
-from consolidation.assembly import Memory, Storage
-from consolidation.audit import MemoryAudit
-from consolidation.engine import MemoryEngine
-from consolidation.forgetting import Forgetter
+from consolidation.assembly import Memory
 from graph.errors import StoreUnavailable
 
 log = logging.getLogger("api.services")
@@ -27,13 +23,10 @@ class Readiness:
     error: str | None = None
 
 
-@dataclass
-class Services:
-    engine: MemoryEngine
-    audit: MemoryAudit
-    forgetter: Forgetter
-    keys: AccessKeys
-    storage: Storage
+@dataclass(frozen=True)
+class Services(Memory):
+    """The memory's parts, and what the API adds to serve them."""
+
     authenticator: Authenticator
     limiter: RateLimiter
     settings: ApiSettings
@@ -46,11 +39,7 @@ class Services:
     @classmethod
     def build(cls, memory: Memory, settings: ApiSettings) -> Services:
         return cls(
-            engine=memory.engine,
-            audit=memory.audit,
-            forgetter=memory.forgetter,
-            keys=memory.keys,
-            storage=memory.storage,
+            **vars(memory),
             authenticator=Authenticator(memory.keys, settings.auth_cache_s),
             limiter=RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst),
             settings=settings,

@@ -27,6 +27,7 @@ from consolidation.embedders import Embedder, Vectors
 from consolidation.offline import OfflineConsolidator
 from consolidation.prompts.common import DATA_TAG
 from local_llm_server import Reply
+from local_llm_server.generic import json_schema_field
 from local_llm_server.tokens import count_tokens as _o200k_tokens
 
 T = TypeVar("T")
@@ -50,15 +51,10 @@ class CachedEmbedder:
 
     def __init__(self, inner: Embedder) -> None:
         self.inner = inner
+        # An embedder's name and dimension never change: copied once rather than forwarded.
+        self.name = inner.name
+        self.dimension = inner.dimension
         self._cache: dict[str, np.ndarray] = {}
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
 
     async def embed(self, texts: list[str]) -> Vectors:
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
@@ -129,11 +125,7 @@ class ExtractiveResponder:
 
 
 def _task(body: Mapping[str, Any]) -> str | None:
-    fmt = body.get("response_format")
-    if not isinstance(fmt, Mapping) or fmt.get("type") != "json_schema":
-        return None
-    spec = fmt.get("json_schema")
-    name = spec.get("name") if isinstance(spec, Mapping) else None
+    name = json_schema_field(body, "name")
     return name if isinstance(name, str) else None
 
 

@@ -1,4 +1,4 @@
-"""CPU time of processes the benchmarks watch (the service, Neo4j), from /proc."""
+"""CPU time and memory of processes the benchmarks watch (the service, Neo4j), from /proc."""
 
 from __future__ import annotations
 
@@ -31,3 +31,16 @@ def cpu_seconds(pid: int | None) -> float | None:
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_status(pid: int) -> dict[str, int]:
+    """VmHWM / VmRSS in kB from /proc (psutil is not a dependency)."""
+    out: dict[str, int] = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmHWM", "VmRSS"):
+                out[key] = int(value.split()[0])
+    except OSError:
+        pass
+    return out

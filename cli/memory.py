@@ -35,7 +35,8 @@ def ingest(
     sample: list[str] = typer.Option([], help="LoCoMo sample ids to ingest (default: all)."),
     batch: int = typer.Option(50, min=1, max=1000, help="Units per remember_batch call."),
 ) -> None:
-    """Remember every unit of a conversation file, consolidating as topics recur.
+    """Remember every unit of a conversation file, consolidating as topics recur; each
+    conversation ends merged (no turn left waiting for its episode's batch merge).
 
     Units whose source_ref is stored already (a file ingested again) are not written twice: the
     summary line counts them apart from the new ones."""
@@ -55,6 +56,9 @@ def ingest(
                         chunk = conversation.units[start : start + batch]
                         new += await _remember(engine, owner, chunk)
                         progress.advance(task, len(chunk))
+                    # A file is a finished conversation: turns still waiting for their episode's
+                    # batch merge are merged now rather than when a sweeper finds them quiet.
+                    await engine.consolidate(owner, wait=True, flush=True)
                 return new
 
     new = asyncio.run(work())

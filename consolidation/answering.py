@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from consolidation.consolidator import AnswerInput, Consolidator, EvidenceItem
 from consolidation.llm.types import LLMError
-from consolidation.recall import Recaller
-from consolidation.runs import run_record
+from consolidation.runs import failed_run, run_record
 from consolidation.types import Answer, Recall, RecallHit
 from graph.consolidations import ConsolidationStore
 from graph.models import Owner
@@ -23,11 +24,11 @@ def _answer_hits(recall: Recall) -> list[RecallHit]:
     return recall.all_hits()
 
 
+@dataclass(frozen=True, eq=False)
 class Answerer:
-    def __init__(self, recaller: Recaller, consolidator: Consolidator, runs: ConsolidationStore) -> None:
-        self.recaller = recaller
-        self.consolidator = consolidator
-        self.runs = runs
+    consolidator: Consolidator
+    # Where the answer's run is recorded.
+    runs: ConsolidationStore
 
     async def answer(self, owner: Owner, question: str, recall: Recall) -> Answer:
         hits = _answer_hits(recall)
@@ -42,32 +43,12 @@ class Answerer:
         try:
             result = await self.consolidator.answer(evidence)
         except LLMError as error:
-            await self.runs.record_runs(
-                owner,
-                [
-                    run_record(
-                        "answer",
-                        error.usage,
-                        provider=self.consolidator.name,
-                        model=self.consolidator.model,
-                        trigger="question",
-                        read_ids=read,
-                        status=error.status or "error",
-                        error=type(error).__name__,
-                    )
-                ],
-            )
+            failed = failed_run(self.consolidator, "answer", error, trigger="question", read_ids=read)
+            await self.runs.record_runs(owner, [failed])
             raise
         known = set(read)
         used = [i for i in result.value.used_ids if i in known]
-        run = run_record(
-            "answer",
-            result.usage,
-            provider=self.consolidator.name,
-            model=self.consolidator.model,
-            trigger="question",
-            read_ids=used,
-        )
+        run = run_record(self.consolidator, "answer", result.usage, trigger="question", read_ids=used)
         await self.runs.record_runs(owner, [run])
         return Answer(
             text=result.value.answer,

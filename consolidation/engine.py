@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
+from typing import TypeVar
 
 from consolidation.answering import Answerer
 from consolidation.background import Background
@@ -32,6 +33,7 @@ from graph.waiting import WaitingBacklog
 
 log = logging.getLogger(__name__)
 PENDING_BATCH = 200
+R = TypeVar("R")
 
 
 class MemoryEngine:
@@ -63,7 +65,7 @@ class MemoryEngine:
         self.leases = stores.leases
         self.pipeline = UnitPipeline(stores, embedder, consolidator, settings, metrics=self.metrics)
         self.recaller = Recaller(stores, embedder, focus=settings.context_focus, dates=settings.context_dates)
-        self.answerer = Answerer(self.recaller, consolidator, self.stores.consolidations)
+        self.answerer = Answerer(consolidator, self.stores.consolidations)
         # Subscribers hear this engine's outcomes at once, other processes' through the database.
         self.events = EventHub(stores.events, self.holder, settings.event_poll_s, self.metrics.registry)
         # The database lease is re-entrant for its holder, so coroutines of this one engine
@@ -308,12 +310,7 @@ class MemoryEngine:
     async def backlog(self) -> Backlog:
         """The interactions still waiting for the gate over the whole database (counts and the
         oldest's age, no user named); also sets the backlog gauges of `metrics` (NaN on failure)."""
-        try:
-            backlog = await self.leases.backlog()
-        except BaseException:
-            self.metrics.observe_backlog(None)
-            raise
-        self.metrics.observe_backlog(backlog)
+        backlog = await _observed(self.leases.backlog(), self.metrics.observe_backlog)
         # Turns waiting for a batch merge are through the gate, so not pending: counted apart.
         with contextlib.suppress(Exception):
             await self.waiting_backlog()
@@ -322,13 +319,7 @@ class MemoryEngine:
     async def waiting_backlog(self) -> WaitingBacklog:
         """Turns waiting for their episode's batch merge over the whole database (no user named);
         also sets the waiting gauges of `metrics` (NaN on failure)."""
-        try:
-            waiting = await self.stores.waiting.backlog()
-        except BaseException:
-            self.metrics.observe_waiting(None)
-            raise
-        self.metrics.observe_waiting(waiting)
-        return waiting
+        return await _observed(self.stores.waiting.backlog(), self.metrics.observe_waiting)
 
     # -- read path -----------------------------------------------------------------------------
 
@@ -370,6 +361,17 @@ class MemoryEngine:
     ) -> Answer:
         recall = await self.recall(owner, question, budgets=budgets, tokens=tokens, as_of=as_of)
         return await self.answerer.answer(owner, question, recall)
+
+
+async def _observed(read: Awaitable[R], observe: Callable[[R | None], None]) -> R:
+    """What `read` returns, passed to `observe` on the way; a read that fails is observed as None."""
+    try:
+        found = await read
+    except BaseException:
+        observe(None)
+        raise
+    observe(found)
+    return found
 
 
 def _as_stored(owner: Owner, item: NewInteraction, stored: StoredInteraction) -> Interaction:

@@ -221,10 +221,9 @@ class Forgetter:
 
     def _run(self, op: str, usage: Usage, read: list[str], produced: list[str]) -> RunWrite:
         return run_record(
+            self.consolidator,
             op,
             usage,
-            provider=self.consolidator.name,
-            model=self.consolidator.model,
             trigger=TRIGGER,
             read_ids=read,
             produced_ids=produced,

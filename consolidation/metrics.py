@@ -41,6 +41,63 @@ def failure_class(error: BaseException) -> str:
     return "other"
 
 
+# The counters without labels: (name, help), in the order Metrics unpacks (and exposes) them.
+_COUNTERS: Final = (
+    (
+        "recmem_lease_takeovers",
+        "Consolidation leases this engine took after another holder let them expire.",
+    ),
+    (
+        "recmem_sweeper_passes",
+        "Passes of the background sweeper for users with unattended pending interactions.",
+    ),
+    (
+        "recmem_sweeper_users",
+        "Users the sweeper found with unattended pending interactions and queued.",
+    ),
+)
+
+# Gauges set from one read of the database when `/metrics` is scraped: (the read's field, name, help).
+GaugeTable = tuple[tuple[str, str, str], ...]
+_BACKLOG_GAUGES: Final[GaugeTable] = (
+    (
+        "pending",
+        "recmem_pending_interactions",
+        "Interactions still waiting for the recurrence gate, over the whole database "
+        "(read when scraped; NaN when Neo4j did not answer).",
+    ),
+    (
+        "users",
+        "recmem_pending_users",
+        "Users with interactions still waiting for the recurrence gate (read when scraped).",
+    ),
+    (
+        "oldest_age_s",
+        "recmem_pending_oldest_age_seconds",
+        "Seconds since the oldest interaction still waiting for the gate was written (0: none).",
+    ),
+    (
+        "partial",
+        "recmem_pending_partial",
+        "1 when the backlog read reached its user limit, so the pending gauges are lower bounds.",
+    ),
+)
+# Turns through the gate that wait for their episode's batch merge (not pending).
+_WAITING_GAUGES: Final[GaugeTable] = (
+    (
+        "waiting",
+        "recmem_waiting_interactions",
+        "Interactions waiting for their episode's batch merge, over the whole database "
+        "(read when scraped; NaN when Neo4j did not answer).",
+    ),
+    (
+        "users",
+        "recmem_waiting_users",
+        "Users with interactions waiting for a batch merge (read when scraped).",
+    ),
+)
+
+
 class Metrics:
     """Counters the engine increments, and the backlog gauges set when `/metrics` is scraped.
 
@@ -60,55 +117,14 @@ class Metrics:
         )
         for name in FAILURE_CLASSES:
             self.failures.labels(name)  # every class is exposed, at 0 until it happens
-        self.lease_takeovers = Counter(
-            "recmem_lease_takeovers",
-            "Consolidation leases this engine took after another holder let them expire.",
-            registry=self.registry,
+        self.lease_takeovers, self.sweeps, self.swept_users = (
+            Counter(name, help_text, registry=self.registry) for name, help_text in _COUNTERS
         )
-        self.sweeps = Counter(
-            "recmem_sweeper_passes",
-            "Passes of the background sweeper for users with unattended pending interactions.",
-            registry=self.registry,
-        )
-        self.swept_users = Counter(
-            "recmem_sweeper_users",
-            "Users the sweeper found with unattended pending interactions and queued.",
-            registry=self.registry,
-        )
-        self.pending = Gauge(
-            "recmem_pending_interactions",
-            "Interactions still waiting for the recurrence gate, over the whole database "
-            "(read when scraped; NaN when Neo4j did not answer).",
-            registry=self.registry,
-        )
-        self.pending_users = Gauge(
-            "recmem_pending_users",
-            "Users with interactions still waiting for the recurrence gate (read when scraped).",
-            registry=self.registry,
-        )
-        self.pending_oldest_age = Gauge(
-            "recmem_pending_oldest_age_seconds",
-            "Seconds since the oldest interaction still waiting for the gate was written (0: none).",
-            registry=self.registry,
-        )
-        self.pending_partial = Gauge(
-            "recmem_pending_partial",
-            "1 when the backlog read reached its user limit, so the pending gauges are lower bounds.",
-            registry=self.registry,
-        )
+        self.backlog_gauges = self._gauges(_BACKLOG_GAUGES)
+        self.waiting_gauges = self._gauges(_WAITING_GAUGES)
 
-        # Turns through the gate that wait for their episode's batch merge (not pending).
-        self.waiting = Gauge(
-            "recmem_waiting_interactions",
-            "Interactions waiting for their episode's batch merge, over the whole database "
-            "(read when scraped; NaN when Neo4j did not answer).",
-            registry=self.registry,
-        )
-        self.waiting_users = Gauge(
-            "recmem_waiting_users",
-            "Users with interactions waiting for a batch merge (read when scraped).",
-            registry=self.registry,
-        )
+    def _gauges(self, table: GaugeTable) -> dict[str, Gauge]:
+        return {field: Gauge(name, help_text, registry=self.registry) for field, name, help_text in table}
 
     def failed(self, error: BaseException | str) -> None:
         """Count a failure: an error, or a class name from FAILURE_CLASSES."""
@@ -124,14 +140,14 @@ class Metrics:
 
     def observe_backlog(self, backlog: Backlog | None) -> None:
         """Set the backlog gauges; None (the read failed) sets them to NaN."""
-        nan = float("nan")
-        self.pending.set(backlog.pending if backlog else nan)
-        self.pending_users.set(backlog.users if backlog else nan)
-        self.pending_oldest_age.set(backlog.oldest_age_s if backlog else nan)
-        self.pending_partial.set((1 if backlog.partial else 0) if backlog else nan)
+        _observe(self.backlog_gauges, backlog)
 
     def observe_waiting(self, waiting: WaitingBacklog | None) -> None:
         """Set the waiting gauges; None (the read failed) sets them to NaN."""
-        nan = float("nan")
-        self.waiting.set(waiting.waiting if waiting else nan)
-        self.waiting_users.set(waiting.users if waiting else nan)
+        _observe(self.waiting_gauges, waiting)
+
+
+def _observe(gauges: dict[str, Gauge], reading: Backlog | WaitingBacklog | None) -> None:
+    """Each gauge to its field of `reading` (a flag as 1 or 0)."""
+    for field, gauge in gauges.items():
+        gauge.set(float("nan") if reading is None else float(getattr(reading, field)))

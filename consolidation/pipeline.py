@@ -22,7 +22,7 @@ from consolidation.gate import GateDecision, RecurrenceGate, in_time_order
 from consolidation.llm.types import LLMError, LLMResult, Usage
 from consolidation.metrics import Metrics
 from consolidation.products import episode_write, fact_writes
-from consolidation.runs import run_record, with_products
+from consolidation.runs import failed_run, run_record, with_products
 from consolidation.settings import EngineSettings
 from consolidation.stores import Stores
 from consolidation.turns import to_turn
@@ -308,16 +308,7 @@ class UnitPipeline:
         try:
             return await call
         except LLMError as error:
-            failed = run_record(
-                op,
-                error.usage,
-                provider=self.consolidator.name,
-                model=self.consolidator.model,
-                trigger=trigger,
-                read_ids=read,
-                status=error.status or "error",
-                error=type(error).__name__,
-            )
+            failed = failed_run(self.consolidator, op, error, trigger=trigger, read_ids=read)
             await self.stores.consolidations.record_runs(owner, [failed])
             raise Deferred(f"{op} failed ({error.status or type(error).__name__}); will retry") from error
 
@@ -331,10 +322,9 @@ class UnitPipeline:
         threshold: float | None,
     ) -> RunWrite:
         return run_record(
+            self.consolidator,
             op,
             usage,
-            provider=self.consolidator.name,
-            model=self.consolidator.model,
             trigger=trigger,
             read_ids=read,
             neighbor_count=neighbors,

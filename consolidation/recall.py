@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from dataclasses import KW_ONLY, dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -29,22 +30,19 @@ TOKENS_PER_SHORT = 15
 TOKENS_PER_EPISODE = 100
 
 
+@dataclass(eq=False)
 class Recaller:
-    def __init__(
-        self,
-        stores: Stores,
-        embedder: Embedder,
-        *,
-        focus: bool = True,
-        dates: bool = True,
-    ) -> None:
-        self.stores = stores
-        self.search = stores.search
-        self.embedder = embedder
-        # Whether a context shows lower-ranked turns by their sentences closest to the query, and
-        # the absolute date beside each relative one ("yesterday (7 May 2023)").
-        self.focus = focus
-        self.dates = dates
+    stores: Stores
+    embedder: Embedder
+    _: KW_ONLY
+    # Whether a context shows lower-ranked turns by their sentences closest to the query, and
+    # the absolute date beside each relative one ("yesterday (7 May 2023)").
+    focus: bool = True
+    dates: bool = True
+
+    def __post_init__(self) -> None:
+        # An attribute of its own, so that a bench can wrap the searches (bench/many_tenants).
+        self.search = self.stores.search
 
     async def recall(
         self,
@@ -204,41 +202,34 @@ def _dense(hits: list[Hit[T]]) -> Candidates[T]:
     return Candidates(hits, [])
 
 
+# What a hit shows of its item: the text, its time, and the interactions it rests on.
+Shown = tuple[str, datetime, list[str]]
+
+
 def _interaction_hits(hits: Sequence[Hit[Interaction]]) -> list[RecallHit]:
-    return [
-        RecallHit("subconscious", h.item.id, h.item.text, h.score, h.item.occurred_at, [h.item.id], h.item)
-        for h in hits
-    ]
+    return _layer_hits("subconscious", hits, lambda turn: (turn.text, turn.occurred_at, [turn.id]))
 
 
 def _episode_hits(hits: Sequence[Hit[Episode]], sources: Sources) -> list[RecallHit]:
-    return [
-        RecallHit(
-            "episodic",
-            h.item.id,
-            h.item.summary,
-            h.score,
-            h.item.last_at,
-            [i for i, _ in sources.episodes.get(h.item.id, [])],
-            h.item,
-        )
-        for h in hits
-    ]
+    def shown(episode: Episode) -> Shown:
+        return episode.summary, episode.last_at, [i for i, _ in sources.episodes.get(episode.id, [])]
+
+    return _layer_hits("episodic", hits, shown)
 
 
 def _fact_hits(hits: Sequence[Hit[Fact]], sources: Sources) -> list[RecallHit]:
-    return [
-        RecallHit(
-            "semantic",
-            h.item.id,
-            h.item.text,
-            h.score,
-            h.item.valid_from,
-            sources.facts.get(h.item.id, ([], []))[1],
-            h.item,
-        )
-        for h in hits
-    ]
+    def shown(fact: Fact) -> Shown:
+        return fact.text, fact.valid_from, sources.facts.get(fact.id, ([], []))[1]
+
+    return _layer_hits("semantic", hits, shown)
+
+
+def _layer_hits(layer: str, hits: Sequence[Hit[T]], shown: Callable[[T], Shown]) -> list[RecallHit]:
+    found = []
+    for hit in hits:
+        text, at, interaction_ids = shown(hit.item)
+        found.append(RecallHit(layer, hit.item.id, text, hit.score, at, interaction_ids, hit.item))
+    return found
 
 
 def fuse(dense: Sequence[Hit[T]], lexical: Sequence[Hit[T]], *, k: int) -> list[Hit[T]]:

@@ -6,11 +6,11 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from graph.database import Database
 from graph.errors import NotFound
-from graph.models import new_id, to_python
+from graph.models import new_id
+from graph.records import decoder
 from graph.validation import require_name
 from graph.vocabulary import API_KEY_ID_PREFIX
 
@@ -95,12 +95,4 @@ class ApiKeyStore:
         return Principal(key_id=rows[0]["id"], tenant=rows[0]["tenant"])
 
 
-def _key_from(data: dict[str, Any]) -> ApiKey:
-    return ApiKey(
-        id=data["id"],
-        tenant=data["tenant"],
-        name=data.get("name"),
-        prefix=data["prefix"],
-        created_at=to_python(data["created_at"]),
-        revoked_at=to_python(data.get("revoked_at")),
-    )
+_key_from = decoder(ApiKey)

@@ -12,26 +12,21 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
+from graph import models
 from graph.database import Database, Row
-from graph.models import (
-    ConsolidationRun,
-    Cursor,
-    Derived,
-    Episode,
-    Fact,
-    FactLinks,
-    FactSources,
-    Interaction,
-    Owner,
-    Page,
-    PageRequest,
-    Replacement,
-    RunLinks,
-    User,
-    UserStats,
-    to_python,
+from graph.models import Cursor, Owner, Page, PageRequest
+from graph.records import (
+    derived_from,
+    episode_from,
+    fact_from,
+    fact_links_from,
+    fact_sources_from,
+    interaction_from,
+    run_from,
+    run_links_from,
+    user_from,
+    user_stats_from,
 )
-from graph.records import episode_from, fact_from, interaction_from, run_from
 from graph.validation import require_aware
 
 T = TypeVar("T")
@@ -43,87 +38,71 @@ class BrowseStore:
 
     # -- nodes by id ---------------------------------------------------------------------------
 
-    async def interactions(self, tenant: str, ids: list[str]) -> dict[str, Interaction]:
+    async def interactions(self, tenant: str, ids: list[str]) -> dict[str, models.Interaction]:
         return await self._nodes("interactions", tenant, ids, interaction_from)
 
-    async def episodes(self, tenant: str, ids: list[str]) -> dict[str, Episode]:
+    async def episodes(self, tenant: str, ids: list[str]) -> dict[str, models.Episode]:
         return await self._nodes("episodes", tenant, ids, episode_from)
 
-    async def facts(self, tenant: str, ids: list[str]) -> dict[str, Fact]:
+    async def facts(self, tenant: str, ids: list[str]) -> dict[str, models.Fact]:
         return await self._nodes("facts", tenant, ids, fact_from)
 
-    async def runs(self, tenant: str, ids: list[str]) -> dict[str, ConsolidationRun]:
+    async def runs(self, tenant: str, ids: list[str]) -> dict[str, models.ConsolidationRun]:
         return await self._nodes("runs", tenant, ids, run_from)
 
-    async def users(self, tenant: str, ids: list[str]) -> dict[str, User]:
-        return {r["user"]["id"]: _user(r["user"]) for r in await self._read("users", tenant, ids)}
+    async def users(self, tenant: str, ids: list[str]) -> dict[str, models.User]:
+        return {r["user"]["id"]: user_from(r["user"]) for r in await self._read("users", tenant, ids)}
 
     async def tenant_name(self, tenant: str) -> str | None:
         rows = await self.db.read("queries/browse/tenant", tenant=tenant)
         return str(rows[0]["name"]) if rows and rows[0]["name"] is not None else None
 
-    async def user_stats(self, owner: Owner) -> UserStats | None:
+    async def user_stats(self, owner: Owner) -> models.UserStats | None:
         rows = await self.db.read("queries/browse/user_stats", **owner.params())
-        return UserStats(**{k: int(v) for k, v in rows[0].items()}) if rows else None
+        return user_stats_from(rows[0]) if rows else None
 
     # -- relations, batched by the node they start from ----------------------------------------
 
     async def episode_sources(
         self, tenant: str, ids: list[str]
-    ) -> dict[str, list[tuple[Interaction, float | None]]]:
-        found: dict[str, list[tuple[Interaction, float | None]]] = defaultdict(list)
+    ) -> dict[str, list[tuple[models.Interaction, float | None]]]:
+        found: dict[str, list[tuple[models.Interaction, float | None]]] = defaultdict(list)
         for row in await self._read("episode_sources", tenant, ids):
             found[row["anchor"]].append((interaction_from(row["interaction"]), row["similarity"]))
         return dict(found)
 
-    async def episode_facts(self, tenant: str, ids: list[str]) -> dict[str, list[Fact]]:
+    async def episode_facts(self, tenant: str, ids: list[str]) -> dict[str, list[models.Fact]]:
         return _grouped(await self._read("episode_facts", tenant, ids), "fact", fact_from)
 
-    async def episode_versions(self, tenant: str, ids: list[str]) -> dict[str, list[Episode]]:
+    async def episode_versions(self, tenant: str, ids: list[str]) -> dict[str, list[models.Episode]]:
         return _grouped(await self._read("episode_versions", tenant, ids), "episode", episode_from)
 
-    async def fact_sources(self, tenant: str, ids: list[str]) -> dict[str, FactSources]:
-        return {
-            r["anchor"]: FactSources(
-                [episode_from(e) for e in r["episodes"]], [interaction_from(i) for i in r["interactions"]]
-            )
-            for r in await self._read("fact_sources", tenant, ids)
-        }
+    async def fact_sources(self, tenant: str, ids: list[str]) -> dict[str, models.FactSources]:
+        return await self._by_anchor("fact_sources", tenant, ids, fact_sources_from)
 
-    async def fact_links(self, tenant: str, ids: list[str]) -> dict[str, FactLinks]:
-        return {
-            r["anchor"]: FactLinks(
-                [_replacement(x) for x in r["supersedes"]], [_replacement(x) for x in r["superseded_by"]]
-            )
-            for r in await self._read("fact_links", tenant, ids)
-        }
+    async def fact_links(self, tenant: str, ids: list[str]) -> dict[str, models.FactLinks]:
+        return await self._by_anchor("fact_links", tenant, ids, fact_links_from)
 
-    async def fact_history(self, tenant: str, ids: list[str]) -> dict[str, list[Fact]]:
+    async def fact_history(self, tenant: str, ids: list[str]) -> dict[str, list[models.Fact]]:
         return _grouped(await self._read("fact_history", tenant, ids), "fact", fact_from)
 
-    async def interaction_derived(self, tenant: str, ids: list[str]) -> dict[str, Derived]:
-        return {
-            r["anchor"]: Derived([episode_from(e) for e in r["episodes"]], [fact_from(f) for f in r["facts"]])
-            for r in await self._read("interaction_derived", tenant, ids)
-        }
+    async def interaction_derived(self, tenant: str, ids: list[str]) -> dict[str, models.Derived]:
+        return await self._by_anchor("interaction_derived", tenant, ids, derived_from)
 
-    async def run_links(self, tenant: str, ids: list[str]) -> dict[str, RunLinks]:
-        return {
-            r["anchor"]: RunLinks(list(r["read"]), list(r["produced"]))
-            for r in await self._read("run_links", tenant, ids)
-        }
+    async def run_links(self, tenant: str, ids: list[str]) -> dict[str, models.RunLinks]:
+        return await self._by_anchor("run_links", tenant, ids, run_links_from)
 
     # -- listings ------------------------------------------------------------------------------
 
     async def interaction_page(
         self, owner: Owner, request: PageRequest, *, consolidated: bool | None, session_id: str | None
-    ) -> Page[Interaction]:
+    ) -> Page[models.Interaction]:
         filters = {"consolidated": consolidated, "session_id": session_id}
         return await self._page("interactions", owner, request, interaction_from, filters)
 
     async def episode_page(
         self, owner: Owner, request: PageRequest, *, current: bool | None, as_of: datetime | None
-    ) -> Page[Episode]:
+    ) -> Page[models.Episode]:
         _aware_or_none("as_of", as_of)
         return await self._page(
             "episodes", owner, request, episode_from, {"current": current, "as_of": as_of}
@@ -131,14 +110,16 @@ class BrowseStore:
 
     async def fact_page(
         self, owner: Owner, request: PageRequest, *, status: str | None, as_of: datetime | None
-    ) -> Page[Fact]:
+    ) -> Page[models.Fact]:
         _aware_or_none("as_of", as_of)
         return await self._page("facts", owner, request, fact_from, {"status": status, "as_of": as_of})
 
-    async def run_page(self, owner: Owner, request: PageRequest, *, op: str | None) -> Page[ConsolidationRun]:
+    async def run_page(
+        self, owner: Owner, request: PageRequest, *, op: str | None
+    ) -> Page[models.ConsolidationRun]:
         return await self._page("runs", owner, request, run_from, {"op": op})
 
-    async def user_page(self, tenant: str, request: PageRequest, *, search: str | None) -> Page[User]:
+    async def user_page(self, tenant: str, request: PageRequest, *, search: str | None) -> Page[models.User]:
         """A tenant's users by id, forward only; the cursor's key is unused (0), its id is the user's."""
         rows = await self.db.read(
             "queries/browse/pages/users_forward",
@@ -147,7 +128,7 @@ class BrowseStore:
             search=_search(search),
             limit=request.limit + 1,
         )
-        users = [_user(r["user"]) for r in rows]
+        users = [user_from(r["user"]) for r in rows]
         return Page([(Cursor(0, u.id), u) for u in users[: request.limit]], len(users) > request.limit)
 
     async def user_count(self, tenant: str, *, search: str | None) -> int:
@@ -165,6 +146,12 @@ class BrowseStore:
         self, name: str, tenant: str, ids: list[str], parse: Callable[[dict[str, Any]], T]
     ) -> dict[str, T]:
         return {r["node"]["id"]: parse(r["node"]) for r in await self._read(name, tenant, ids)}
+
+    async def _by_anchor(
+        self, name: str, tenant: str, ids: list[str], parse: Callable[[dict[str, Any]], T]
+    ) -> dict[str, T]:
+        """One record per node a relation starts from, read from that node's row."""
+        return {r["anchor"]: parse(r) for r in await self._read(name, tenant, ids)}
 
     async def _page(
         self,
@@ -192,17 +179,9 @@ def _grouped(rows: list[Row], field: str, parse: Callable[[dict[str, Any]], T]) 
     return dict(found)
 
 
-def _user(data: dict[str, Any]) -> User:
-    return User(data["id"], data["tenant"], to_python(data.get("created_at")))
-
-
 def _search(search: str | None) -> str | None:
     # An empty search keeps everything; Cypher lower-cases both sides (one notion of case).
     return search or None
-
-
-def _replacement(data: dict[str, Any]) -> Replacement:
-    return Replacement(fact_from(data["fact"]), data.get("reason"), to_python(data.get("at")))
 
 
 def _aware_or_none(what: str, moment: datetime | None) -> None:

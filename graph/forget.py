@@ -14,7 +14,6 @@ Either way no property or edge of the erased node survives.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
@@ -23,7 +22,8 @@ from neo4j import AsyncManagedTransaction
 from graph.commit_steps import check_run_links, record_runs, require_lease
 from graph.database import Database, run
 from graph.errors import InvalidInput, NotFound
-from graph.models import Owner, RunWrite
+from graph.models import EpisodeContent, FactContent, Owner, RunWrite
+from graph.records import decoder
 from graph.validation import require_text, require_vector
 from graph.vocabulary import MAX_FACT_BYTES, MAX_SUMMARY_BYTES
 
@@ -88,21 +88,13 @@ class InteractionPlan:
 
 
 @dataclass(frozen=True)
-class EpisodeRewrite:
-    id: str
-    title: str
-    summary: str
-    embedding: list[float]
-    first_at: datetime
-    last_at: datetime
+class EpisodeRewrite(EpisodeContent):
+    """A surviving episode version's summary, rebuilt from its other interactions."""
 
 
 @dataclass(frozen=True)
-class FactRewrite:
-    id: str
-    text: str
-    kind: str
-    embedding: list[float]
+class FactRewrite(FactContent):
+    """A surviving fact, restated from its other interactions."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +132,11 @@ class UserForgotten:
     runs: int
 
 
+# The plan's lists decode their items with the touches' decoders (graph/records.py: nesting).
+_episode_touch_from = decoder(EpisodeTouch)
+_fact_touch_from = decoder(FactTouch, embedding=lambda data: list(data["embedding"] or []))
+_plan_from = decoder(InteractionPlan, interaction_id=lambda data: data["id"])
+
 # What forgetting a user erases, in the order erase_user removes it.
 USER_LABELS = ("ConsolidationRun", "Fact", "Episode", "Interaction")
 
@@ -154,20 +151,7 @@ class ForgetStore:
         rows = await self.db.read("queries/forget/plan_interaction", **owner.params(), id=interaction_id)
         if not rows:
             raise NotFound(f"interaction {interaction_id!r} not found")
-        row = rows[0]
-        return InteractionPlan(
-            interaction_id=row["id"],
-            episodes=[
-                EpisodeTouch(
-                    e["id"], int(e["version"]), e["remaining"], e["previous_id"], e["previous_sources"]
-                )
-                for e in row["episodes"]
-            ],
-            facts=[
-                FactTouch(f["id"], f["remaining"], f["episode_ids"], list(f["embedding"] or []))
-                for f in row["facts"]
-            ],
-        )
+        return _plan_from(rows[0])
 
     async def restorable(self, owner: Owner, fact_ids: list[str]) -> list[str]:
         """The facts erasing `fact_ids` would make current again (a read; changes nothing)."""

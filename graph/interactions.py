@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -10,14 +9,7 @@ from neo4j.vector import Vector
 
 from graph.database import Database, Row
 from graph.errors import InvalidInput
-from graph.models import (
-    Hit,
-    Interaction,
-    NewInteraction,
-    Owner,
-    StoredInteraction,
-    new_id,
-)
+from graph.models import Hit, Interaction, NewInteraction, Owner, StoredInteraction, new_id
 from graph.records import interaction_from
 from graph.validation import require_aware
 from graph.vectors import vector_param
@@ -53,7 +45,7 @@ class InteractionStore:
         fail them for its own input."""
         if len(items) > MAX_BATCH:
             raise InvalidInput(f"a batch holds at most {MAX_BATCH} interactions")
-        return PreparedWrite(owner, _Plan(items, self.dimension))
+        return PreparedWrite(owner, items, self.dimension)
 
     async def write_prepared(self, writes: list[PreparedWrite]) -> list[list[StoredInteraction]]:
         """Prepared writes in one transaction, all committed or none. Writes of one user share one
@@ -62,8 +54,8 @@ class InteractionStore:
         if len(writes) == 1:
             # One statement: the same path as ever (one transaction, retried within the window).
             only = writes[0]
-            rows = await self.db.write(WRITE, **only.owner.params(), rows=only.plan.rows)
-            return [only.plan.stored(rows[0]["known"], rows[0]["created"])]
+            rows = await self.db.write(WRITE, **only.owner.params(), rows=only.rows)
+            return [only.stored(rows[0]["known"], rows[0]["created"])]
         statements = _Statements(writes)
         answers = await self.db.write_many(statements.sent())
         return statements.stored([a[0] for a in answers])
@@ -109,18 +101,6 @@ class InteractionStore:
         return [Hit(interaction_from(r["interaction"]), float(r["score"])) for r in rows]
 
 
-@dataclass(frozen=True)
-class PreparedWrite:
-    """One user's checked write, ready to send (ids assigned, vectors packed)."""
-
-    owner: Owner
-    plan: _Plan
-
-    @property
-    def size(self) -> int:
-        return len(self.plan.ids)
-
-
 class _Statements:
     """Several users' prepared writes as the fewest statements that keep each user's order."""
 
@@ -134,14 +114,14 @@ class _Statements:
         latest: dict[Owner, int] = {}
         for write in writes:
             index = latest.get(write.owner)
-            refs = {r for r in write.plan.refs if r is not None}
+            refs = {r for r in write.refs if r is not None}
             if index is None or refs & self.refs[index]:
                 index = len(self.rows)
                 self.owners.append(write.owner)
                 self.rows.append([])
                 self.refs.append(set())
                 latest[write.owner] = index
-            self.rows[index] += write.plan.rows
+            self.rows[index] += write.rows
             self.refs[index] |= refs
             self.joined.append(index)
 
@@ -149,18 +129,20 @@ class _Statements:
         return [(WRITE, {**o.params(), "rows": r}) for o, r in zip(self.owners, self.rows, strict=True)]
 
     def stored(self, answers: list[Row]) -> list[list[StoredInteraction]]:
-        # A write's plan finds its own rows by id and its known sourceRefs by ref in its statement's answer.
+        # A write finds its own rows by id and its known sourceRefs by ref in its statement's answer.
         return [
-            w.plan.stored(answers[i]["known"], answers[i]["created"])
+            w.stored(answers[i]["known"], answers[i]["created"])
             for w, i in zip(self.writes, self.joined, strict=True)
         ]
 
 
-class _Plan:
-    """Ids for a batch, and the mapping of the statement's answer back to every item: an item
-    repeating a source_ref of an earlier item in the batch gets that item's id."""
+class PreparedWrite:
+    """One user's checked write, ready to send: ids assigned, vectors packed, and the mapping of
+    the statement's answer back to every item (an item repeating a source_ref of an earlier item
+    in the batch gets that item's id)."""
 
-    def __init__(self, items: list[NewInteraction], dimension: int) -> None:
+    def __init__(self, owner: Owner, items: list[NewInteraction], dimension: int) -> None:
+        self.owner = owner
         self.refs: list[str | None] = [item.source_ref for item in items]
         self.ids: list[str] = []
         self.rows: list[dict[str, Any]] = []
@@ -177,6 +159,10 @@ class _Plan:
             first.update({ref: record_id} if ref is not None else {})
             self.ids.append(record_id)
             self.rows.append(_row(record_id, item, embedding))
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
 
     def stored(self, known: list[Row], created: list[Row]) -> list[StoredInteraction]:
         by_ref = {k["source_ref"]: k for k in known}

@@ -61,10 +61,16 @@ class StoredInteraction:
 
 
 @dataclass(frozen=True)
-class Interaction:
+class MemoryNode:
+    """What every node of a user's memory carries first: its id and its owner."""
+
     id: str
     tenant: str
     user_id: str
+
+
+@dataclass(frozen=True)
+class Interaction(MemoryNode):
     session_id: str | None
     speaker: str
     text: str
@@ -78,10 +84,7 @@ class Interaction:
 
 
 @dataclass(frozen=True)
-class Episode:
-    id: str
-    tenant: str
-    user_id: str
+class Episode(MemoryNode):
     title: str
     summary: str
     version: int
@@ -94,10 +97,7 @@ class Episode:
 
 
 @dataclass(frozen=True)
-class Fact:
-    id: str
-    tenant: str
-    user_id: str
+class Fact(MemoryNode):
     text: str
     kind: str
     status: str
@@ -107,10 +107,10 @@ class Fact:
 
 
 @dataclass(frozen=True)
-class ConsolidationRun:
+class RunAccount:
+    """One LLM call's account, as a consolidation (or a forget's rebuild) writes it."""
+
     id: str
-    tenant: str
-    user_id: str
     op: str
     trigger: str
     provider: str
@@ -122,6 +122,13 @@ class ConsolidationRun:
     neighbor_count: int
     threshold: float | None
     at: datetime
+
+
+@dataclass(frozen=True)
+class ConsolidationRun(RunAccount, MemoryNode):
+    """A run as stored. Its fields come base by base from the last one: the node's id, tenant and
+    user_id, then the account (whose `id` is the same field)."""
+
     error: str | None = None
 
 
@@ -134,13 +141,20 @@ class Hit(Generic[T]):
 
 
 @dataclass(frozen=True)
-class EpisodeWrite:
+class EpisodeContent:
+    """What an episode version's node holds of its own: written by a consolidation, or rewritten
+    in place by a forget (graph/forget.py: EpisodeRewrite)."""
+
     id: str
     title: str
     summary: str
     embedding: list[float]
     first_at: datetime
     last_at: datetime
+
+
+@dataclass(frozen=True)
+class EpisodeWrite(EpisodeContent):
     # (interaction id, similarity to the triggering unit): the recurrence provenance.
     sources: list[tuple[str, float]]
     run_id: str
@@ -150,11 +164,18 @@ class EpisodeWrite:
 
 
 @dataclass(frozen=True)
-class FactWrite:
+class FactContent:
+    """What a fact's node holds of its own: written by a consolidation, or rewritten in place by a
+    forget (graph/forget.py: FactRewrite)."""
+
     id: str
     text: str
     kind: str
     embedding: list[float]
+
+
+@dataclass(frozen=True)
+class FactWrite(FactContent):
     valid_from: datetime
     source_interaction_ids: list[str]
     # (old fact id, reason): facts this one replaces.
@@ -162,19 +183,7 @@ class FactWrite:
 
 
 @dataclass(frozen=True)
-class RunWrite:
-    id: str
-    op: str
-    trigger: str
-    provider: str
-    model: str
-    status: str
-    prompt_tokens: int
-    completion_tokens: int
-    latency_ms: float
-    neighbor_count: int
-    threshold: float | None
-    at: datetime
+class RunWrite(RunAccount):
     read_ids: list[str] = field(default_factory=list)
     produced_ids: list[str] = field(default_factory=list)
     error: str | None = None

@@ -1,11 +1,27 @@
-"""Maps rows returned by Cypher to the records in `graph.models`."""
+"""Maps rows returned by Cypher to the records in `graph.models` (and the stores' own records).
+
+One generic decoder reads a record's fields from its type hints: a row carries each field under
+the field's name, and the hint says how to read it: an instant, a number or a flag converted, a
+record (or a list of records) decoded by its own decoder, anything else as the driver returns it.
+"""
 
 from __future__ import annotations
 
+import types
+from collections.abc import Callable
+from dataclasses import fields, is_dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
-from graph.models import ConsolidationRun, Episode, Fact, Interaction, to_python
+from graph import models
+from graph.models import to_python
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+R = TypeVar("R", bound="DataclassInstance")
+Data = dict[str, Any]
+Read = Callable[[Data], Any]
 
 
 def instant(value: Any) -> Any:
@@ -17,70 +33,77 @@ def instant(value: Any) -> Any:
     return to_python(value)
 
 
-def interaction_from(data: dict[str, Any]) -> Interaction:
-    return Interaction(
-        id=data["id"],
-        tenant=data["tenant"],
-        user_id=data["user_id"],
-        session_id=data.get("session_id"),
-        speaker=data["speaker"],
-        text=data["text"],
-        occurred_at=instant(data["occurred_at"]),
-        seq=int(data["seq"]),
-        consolidated=bool(data["consolidated"]),
-        source_ref=data.get("source_ref"),
-        consolidated_at=instant(data.get("consolidated_at")),
-        # Pending means `gate_checked = false`, as the sweeper and the backlog count it.
-        pending=data["gate_checked"] is False if "gate_checked" in data else None,
-    )
+def _as_stored(value: Any) -> Any:
+    return value
 
 
-def episode_from(data: dict[str, Any]) -> Episode:
-    return Episode(
-        id=data["id"],
-        tenant=data["tenant"],
-        user_id=data["user_id"],
-        title=data["title"],
-        summary=data["summary"],
-        version=int(data["version"]),
-        first_at=instant(data["first_at"]),
-        last_at=instant(data["last_at"]),
-        created_at=instant(data["created_at"]),
-        current=bool(data["current"]),
-        valid_from=instant(data["valid_from"]),
-        superseded_at=instant(data.get("superseded_at")),
-    )
+_CONVERT: dict[Any, Callable[[Any], Any]] = {datetime: instant, int: int, float: float, bool: bool}
+# Each record's decoder, for the records that nest it; a record is decoded after those it holds.
+_DECODERS: dict[Any, Callable[[Any], Any]] = {}
 
 
-def fact_from(data: dict[str, Any]) -> Fact:
-    return Fact(
-        id=data["id"],
-        tenant=data["tenant"],
-        user_id=data["user_id"],
-        text=data["text"],
-        kind=data["kind"],
-        status=data["status"],
-        valid_from=instant(data["valid_from"]),
-        valid_to=instant(data.get("valid_to")),
-        created_at=instant(data["created_at"]),
-    )
+def decoder(record: type[R], **derived: Read) -> Callable[[Data], R]:
+    """A function building `record` from a row; `derived` reads the fields a row does not carry
+    under their own name. A field hinted `X | None` may be absent or null, and reads as None."""
+    hints = get_type_hints(record)
+    readers = [(f.name, derived.get(f.name) or _reader(f.name, hints[f.name])) for f in fields(record)]
+
+    def decode(data: Data) -> R:
+        return record(**{name: read(data) for name, read in readers})
+
+    _DECODERS.setdefault(record, decode)
+    return decode
 
 
-def run_from(data: dict[str, Any]) -> ConsolidationRun:
-    return ConsolidationRun(
-        id=data["id"],
-        tenant=data["tenant"],
-        user_id=data["user_id"],
-        op=data["op"],
-        trigger=data["trigger"],
-        provider=data["provider"],
-        model=data["model"],
-        status=data["status"],
-        prompt_tokens=int(data["prompt_tokens"]),
-        completion_tokens=int(data["completion_tokens"]),
-        latency_ms=float(data["latency_ms"]),
-        neighbor_count=int(data["neighbor_count"]),
-        threshold=data.get("threshold"),
-        at=to_python(data["at"]),
-        error=data.get("error"),
-    )
+def _reader(name: str, hint: Any) -> Read:
+    args = get_args(hint)
+    if get_origin(hint) in (types.UnionType, Union) and type(None) in args:
+        (present,) = [arg for arg in args if arg is not type(None)]
+        convert = _converter(present)
+        return lambda data: None if (value := data.get(name)) is None else convert(value)
+    convert = _converter(hint)
+    return lambda data: convert(data[name])
+
+
+def _converter(hint: Any) -> Callable[[Any], Any]:
+    if get_origin(hint) is list:
+        (item,) = get_args(hint)
+        if is_dataclass(item):
+            decode = _record_decoder(item)
+            return lambda values: [decode(value) for value in values]
+    if is_dataclass(hint):
+        return _record_decoder(hint)
+    return _CONVERT.get(hint, _as_stored)
+
+
+def _record_decoder(record: Any) -> Callable[[Any], Any]:
+    if record not in _DECODERS:
+        raise TypeError(f"{record.__name__} has no decoder yet: define it before the records holding it")
+    return _DECODERS[record]
+
+
+interaction_from = decoder(
+    models.Interaction,
+    # Pending means `gate_checked = false`, as the sweeper and the backlog count it.
+    pending=lambda data: data["gate_checked"] is False if "gate_checked" in data else None,
+)
+episode_from = decoder(models.Episode)
+fact_from = decoder(models.Fact)
+run_from = decoder(models.ConsolidationRun)
+user_from = decoder(models.User)
+user_stats_from = decoder(models.UserStats)
+replacement_from = decoder(models.Replacement)
+# The relations browsing reads per node (graph/browse.py).
+fact_sources_from = decoder(models.FactSources)
+fact_links_from = decoder(models.FactLinks)
+derived_from = decoder(models.Derived)
+run_links_from = decoder(models.RunLinks)
+provenance_from = decoder(
+    models.Provenance,
+    episodes=lambda data: [_episode_with_sources(e) for e in data["episodes"]],
+)
+
+
+def _episode_with_sources(data: Data) -> models.EpisodeWithSources:
+    sources = [(interaction_from(s["interaction"]), s["similarity"]) for s in data["sources"]]
+    return models.EpisodeWithSources(episode_from(data["episode"]), sources)

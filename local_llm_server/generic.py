@@ -21,13 +21,18 @@ def prompt_text(messages: Any) -> str:
     return message_text(chosen[-1].get("content")) if chosen else ""
 
 
-def response_schema(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The JSON schema of a `json_schema` response_format, if the request has one."""
+def json_schema_field(body: Mapping[str, Any], field: str) -> Any:
+    """`field` of a `json_schema` response_format's spec (its `name`, its `schema`), or None."""
     fmt = body.get("response_format")
     if not isinstance(fmt, Mapping) or fmt.get("type") != "json_schema":
         return None
     spec = fmt.get("json_schema")
-    schema = spec.get("schema") if isinstance(spec, Mapping) else None
+    return spec.get(field) if isinstance(spec, Mapping) else None
+
+
+def response_schema(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The JSON schema of a `json_schema` response_format, if the request has one."""
+    schema = json_schema_field(body, "schema")
     return schema if isinstance(schema, Mapping) else None
 
 

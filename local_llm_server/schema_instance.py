@@ -227,20 +227,20 @@ def _fit_length(value: str, min_length: int, max_length: int) -> str:
 
 
 def _lower_bound(schema: JsonSchema) -> tuple[float | None, bool]:
-    """(bound, exclusive); accepts both draft-2020 numbers and draft-4 boolean exclusives."""
-    exclusive = schema.get("exclusiveMinimum")
-    if isinstance(exclusive, int | float) and not isinstance(exclusive, bool):
-        return float(exclusive), True
-    minimum = schema.get("minimum")
-    return (None if minimum is None else float(minimum)), exclusive is True
+    return _bound(schema, "minimum", "exclusiveMinimum")
 
 
 def _upper_bound(schema: JsonSchema) -> tuple[float | None, bool]:
-    exclusive = schema.get("exclusiveMaximum")
+    return _bound(schema, "maximum", "exclusiveMaximum")
+
+
+def _bound(schema: JsonSchema, inclusive_key: str, exclusive_key: str) -> tuple[float | None, bool]:
+    """(bound, exclusive); accepts both draft-2020 numbers and draft-4 boolean exclusives."""
+    exclusive = schema.get(exclusive_key)
     if isinstance(exclusive, int | float) and not isinstance(exclusive, bool):
         return float(exclusive), True
-    maximum = schema.get("maximum")
-    return (None if maximum is None else float(maximum)), exclusive is True
+    inclusive = schema.get(inclusive_key)
+    return (None if inclusive is None else float(inclusive)), exclusive is True
 
 
 def _integer(schema: JsonSchema) -> int:

@@ -1,10 +1,12 @@
 """AsyncMemoryClient and MemoryClient: the service's memory operations as typed methods.
 
-Each method is an operation builder of recmem_client/operations.py (document, variables, parser;
+Each method is an operation builder of recmem_client/operations.py (an operation Kind and variables;
 its signature and docstring are the method's) whose Operation goes to `_run`, which sends it,
-reads the response (protocol.py) and retries what is safe to retry. The two classes differ only in
-`_run`: one awaits httpx.AsyncClient and asyncio.sleep, the other calls httpx.Client and
-time.sleep; `_awaiting` and `_blocking` turn each builder into a method of one or the other.
+reads the response (protocol.py) and retries what is safe to retry. Their shared base `_Client`
+holds the configuration and decides failures and retries; the two classes differ only in their
+httpx client and in `_run` / `_send`: one awaits httpx.AsyncClient and asyncio.sleep, the other
+calls httpx.Client and time.sleep. `_awaiting` and `_blocking` turn each builder into a method of
+one or the other.
 
 Retries and idempotency: every remember carries a source_ref. The service stores at most one
 interaction per (tenant, user, source_ref) and answers a repeat with the existing one
@@ -23,9 +25,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
+from contextlib import contextmanager
 from types import TracebackType
-from typing import Any, Concatenate, ParamSpec, Self, TypeVar
+from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar
 
 import httpx
 
@@ -45,6 +48,8 @@ from recmem_client.protocol import (
 
 T = TypeVar("T")
 P = ParamSpec("P")
+TransportT = TypeVar("TransportT")
+HttpT = TypeVar("HttpT")
 
 
 def _awaiting(
@@ -65,13 +70,13 @@ def _blocking(build: Callable[P, Operation[T]]) -> Callable[Concatenate[MemoryCl
     return method
 
 
-class AsyncMemoryClient:
-    """The memory service over GraphQL, for asyncio code. Use as `async with`, or call aclose().
+class _Client(Generic[TransportT, HttpT]):
+    """What both clients share: the configuration, the retry policy, the request's headers, and
+    how a call's transport failures and retries are decided. A subclass names its httpx client and
+    only posts and sleeps, awaiting or blocking."""
 
-    `base_url` is the service root (`/graphql` is appended); `timeout` is httpx's (seconds or an
-    httpx.Timeout); `retry` bounds retries (protocol.NO_RETRY disables them); `transport` replaces
-    httpx's network transport (tests, custom TLS or proxies).
-    """
+    # httpx.AsyncClient or httpx.Client: both take these arguments (the transport of their kind).
+    _http_type: Callable[..., HttpT]
 
     def __init__(
         self,
@@ -80,14 +85,42 @@ class AsyncMemoryClient:
         base_url: str = DEFAULT_BASE_URL,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         retry: RetryPolicy | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: TransportT | None = None,
         extra_headers: Mapping[str, str] | None = None,
     ) -> None:
         self._url = endpoint(base_url)
         self._retry = retry or RetryPolicy()
-        self._http = httpx.AsyncClient(
+        self._http = self._http_type(
             headers=headers(api_key, extra_headers), timeout=timeout, transport=transport
         )
+
+    @contextmanager
+    def _posting(self, operation: Operation[Any]) -> Iterator[None]:
+        """Around the POST: its transport failures as the client's errors."""
+        try:
+            yield
+        except httpx.UnsupportedProtocol as error:
+            raise MemoryClientError(f"bad base_url {self._url!r}: {error}") from error  # not transient
+        except httpx.TransportError as error:
+            raise connection_failed(operation, error) from error
+
+    def _delay(self, operation: Operation[Any], attempt: int, error: MemoryClientError) -> float:
+        """Seconds to wait before trying again after failed `attempt`; raises `error` to give up."""
+        delay = self._retry.delay(operation, attempt, error)
+        if delay is None:
+            raise error
+        return delay
+
+
+class AsyncMemoryClient(_Client[httpx.AsyncBaseTransport, httpx.AsyncClient]):
+    """The memory service over GraphQL, for asyncio code. Use as `async with`, or call aclose().
+
+    `base_url` is the service root (`/graphql` is appended); `timeout` is httpx's (seconds or an
+    httpx.Timeout); `retry` bounds retries (protocol.NO_RETRY disables them); `transport` replaces
+    httpx's network transport (tests, custom TLS or proxies).
+    """
+
+    _http_type = httpx.AsyncClient
 
     async def __aenter__(self) -> Self:
         return self
@@ -106,19 +139,13 @@ class AsyncMemoryClient:
             try:
                 return operation.parse(await self._send(operation))
             except MemoryClientError as error:
-                delay = self._retry.delay(operation, attempt, error)
-                if delay is None:
-                    raise
+                delay = self._delay(operation, attempt, error)
             await asyncio.sleep(delay)
             attempt += 1
 
     async def _send(self, operation: Operation[T]) -> Obj:
-        try:
+        with self._posting(operation):
             response = await self._http.post(self._url, json=operation.body())
-        except httpx.UnsupportedProtocol as error:
-            raise MemoryClientError(f"bad base_url {self._url!r}: {error}") from error  # not transient
-        except httpx.TransportError as error:
-            raise connection_failed(operation, error) from error
         return decode(operation, response)
 
     remember = _awaiting(ops.remember)
@@ -131,24 +158,10 @@ class AsyncMemoryClient:
     forget_user = _awaiting(ops.forget_user)
 
 
-class MemoryClient:
+class MemoryClient(_Client[httpx.BaseTransport, httpx.Client]):
     """The blocking twin of AsyncMemoryClient (same arguments, same results, same retries)."""
 
-    def __init__(
-        self,
-        api_key: str,
-        *,
-        base_url: str = DEFAULT_BASE_URL,
-        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = None,
-        transport: httpx.BaseTransport | None = None,
-        extra_headers: Mapping[str, str] | None = None,
-    ) -> None:
-        self._url = endpoint(base_url)
-        self._retry = retry or RetryPolicy()
-        self._http = httpx.Client(
-            headers=headers(api_key, extra_headers), timeout=timeout, transport=transport
-        )
+    _http_type = httpx.Client
 
     def __enter__(self) -> Self:
         return self
@@ -167,19 +180,13 @@ class MemoryClient:
             try:
                 return operation.parse(self._send(operation))
             except MemoryClientError as error:
-                delay = self._retry.delay(operation, attempt, error)
-                if delay is None:
-                    raise
+                delay = self._delay(operation, attempt, error)
             time.sleep(delay)
             attempt += 1
 
     def _send(self, operation: Operation[T]) -> Obj:
-        try:
+        with self._posting(operation):
             response = self._http.post(self._url, json=operation.body())
-        except httpx.UnsupportedProtocol as error:
-            raise MemoryClientError(f"bad base_url {self._url!r}: {error}") from error
-        except httpx.TransportError as error:
-            raise connection_failed(operation, error) from error
         return decode(operation, response)
 
     remember = _blocking(ops.remember)

@@ -1,6 +1,7 @@
 """The GraphQL documents the client sends, one per operation, shared by the async and sync clients.
 
-Each selection matches a parser in recmem_client/parsers.py. A document carries only the fragments
+Each selection selects a record of recmem_client/types.py: every field of it, by its camelCase name
+(parsers.py reads them so, and reports any that is missing). A document carries only the fragments
 it uses: GraphQL validation refuses unused ones. Every document stays well inside the service's
 default limits (depth 12, 2000 lexer tokens, 15 aliases; api/settings.py).
 """

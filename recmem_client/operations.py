@@ -1,4 +1,5 @@
-"""One Operation per client method: its document, variables, parser and retry safety.
+"""One Kind per client method (its document, where its result stands, its retry safety) and the
+builder that makes an Operation of it from the method's arguments.
 
 Both clients build an Operation once per call and send that same Operation on every attempt, so a
 retry resends byte-identical variables (the same source_ref above all). Nothing here does I/O.
@@ -7,7 +8,7 @@ retry resends byte-identical variables (the same source_ref above all). Nothing 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -32,20 +33,68 @@ GENERATED_REF_PREFIX = "recmem-client:"
 
 
 @dataclass(frozen=True, slots=True)
-class Operation(Generic[T]):
+class Kind(Generic[T]):
+    """What an operation is, whatever its arguments: its document, where and as what its result
+    stands in the response's `data`, and whether it is safe to send again."""
+
     name: str
     document: str
-    variables: Mapping[str, Any]
-    parse: Callable[[parsers.Obj], T]
-    # The root field whose value is the result.
-    field: str
-    # A mutation's data stands for a committed write even when nested fields failed.
-    mutation: bool
+    # The result's path in `data`, from the root field (the one a committed mutation answers).
+    path: tuple[str, ...]
+    result: type[T]
     # Safe to send again after an UNAVAILABLE, a 429 or a lost response.
     retryable: bool
 
+    @property
+    def field(self) -> str:
+        return self.path[0]
+
+    @property
+    def mutation(self) -> bool:
+        """A mutation's data stands for a committed write even when nested fields failed."""
+        return self.document.startswith("mutation ")
+
+    def __call__(self, **variables: Any) -> Operation[T]:
+        """This operation with `variables`, less the unset ones so the service's defaults apply."""
+        return Operation(self, {k: v for k, v in variables.items() if v is not None})
+
+
+@dataclass(frozen=True, slots=True)
+class Operation(Generic[T]):
+    """One call: its kind and variables, built once and sent as they are on every attempt."""
+
+    kind: Kind[T]
+    variables: Mapping[str, Any]
+
     def body(self) -> dict[str, Any]:
-        return {"query": self.document, "variables": dict(self.variables), "operationName": self.name}
+        kind = self.kind
+        return {"query": kind.document, "variables": dict(self.variables), "operationName": kind.name}
+
+    def parse(self, data: parsers.Obj) -> T:
+        return parsers.result(data, self.kind.path, self.kind.result)
+
+
+REMEMBER = Kind("Remember", documents.REMEMBER_DOC, ("remember",), Remembered, retryable=True)
+REMEMBER_BATCH = Kind(
+    "RememberBatch", documents.REMEMBER_BATCH_DOC, ("rememberBatch",), list[Remembered], retryable=True
+)
+# Not retried: a pass that committed but whose answer was lost would be reported as empty.
+CONSOLIDATE = Kind(
+    "Consolidate", documents.CONSOLIDATE_DOC, ("consolidate",), list[ConsolidationEvent], retryable=False
+)
+RECALL = Kind("Recall", documents.RECALL_DOC, ("recall",), Recall, retryable=True)  # a read
+# Not retried: each answer calls the model and records a run, so a retry could pay twice.
+ANSWER = Kind("Answer", documents.ANSWER_DOC, ("answer",), Answer, retryable=False)
+AUDIT = Kind("Audit", documents.AUDIT_DOC, ("fact", "audit"), FactAudit, retryable=True)  # a read
+# Not retried: after a lost answer the retry would find nothing left and raise NotFound.
+FORGET_INTERACTION = Kind(
+    "ForgetInteraction",
+    documents.FORGET_INTERACTION_DOC,
+    ("forgetInteraction",),
+    InteractionForgotten,
+    retryable=False,
+)
+FORGET_USER = Kind("ForgetUser", documents.FORGET_USER_DOC, ("forgetUser",), UserForgotten, retryable=False)
 
 
 def new_source_ref() -> str:
@@ -85,11 +134,6 @@ def _budget(layers: Layers | None, tokens: int | None) -> dict[str, int] | None:
     return budget
 
 
-def _present(**variables: Any) -> dict[str, Any]:
-    """Variables without the unset ones, so the service's own defaults apply."""
-    return {k: v for k, v in variables.items() if v is not None}
-
-
 def remember(
     user_id: str,
     text: str,
@@ -102,44 +146,19 @@ def remember(
 ) -> Operation[Remembered]:
     """Store one interaction durably (then consolidate now, never, or as configured: None)."""
     unit = Unit(text, speaker, occurred_at, session_id, source_ref)
-    return Operation(
-        name="Remember",
-        document=documents.REMEMBER_DOC,
-        variables=_present(input={"userId": user_id, **_unit(unit)}, consolidate=consolidate),
-        parse=parsers.remember_data,
-        field="remember",
-        mutation=True,
-        retryable=True,
-    )
+    return REMEMBER(input={"userId": user_id, **_unit(unit)}, consolidate=consolidate)
 
 
 def remember_batch(
     user_id: str, units: Sequence[Unit], *, consolidate: bool | None = None
 ) -> Operation[list[Remembered]]:
     """Store a bounded batch of one user's interactions in one transaction (all or nothing)."""
-    return Operation(
-        name="RememberBatch",
-        document=documents.REMEMBER_BATCH_DOC,
-        variables=_present(userId=user_id, units=[_unit(u) for u in units], consolidate=consolidate),
-        parse=parsers.remember_batch_data,
-        field="rememberBatch",
-        mutation=True,
-        retryable=True,
-    )
+    return REMEMBER_BATCH(userId=user_id, units=[_unit(u) for u in units], consolidate=consolidate)
 
 
 def consolidate(user_id: str) -> Operation[list[ConsolidationEvent]]:
     """Consolidate the user's pending interactions now."""
-    # Not retried: a pass that committed but whose answer was lost would be reported as empty.
-    return Operation(
-        name="Consolidate",
-        document=documents.CONSOLIDATE_DOC,
-        variables={"userId": user_id},
-        parse=parsers.consolidate_data,
-        field="consolidate",
-        mutation=True,
-        retryable=False,
-    )
+    return CONSOLIDATE(userId=user_id)
 
 
 def recall(
@@ -154,21 +173,13 @@ def recall(
 ) -> Operation[Recall]:
     """Per-layer hits (`layers`: hits per layer, default 10 / 5 / 10); with `tokens`, also
     `context`: one prompt-ready text of the best evidence within that many o200k tokens."""
-    return Operation(
-        name="Recall",
-        document=documents.RECALL_DOC,
-        variables=_present(
-            userId=user_id,
-            query=query,
-            budget=_budget(layers, tokens),
-            asOf=_time(as_of),
-            includeConsolidated=include_consolidated,
-            lexical=lexical,
-        ),
-        parse=parsers.recall_data,
-        field="recall",
-        mutation=False,
-        retryable=True,  # a read
+    return RECALL(
+        userId=user_id,
+        query=query,
+        budget=_budget(layers, tokens),
+        asOf=_time(as_of),
+        includeConsolidated=include_consolidated,
+        lexical=lexical,
     )
 
 
@@ -181,55 +192,19 @@ def answer(
     as_of: datetime | None = None,
 ) -> Operation[Answer]:
     """An answer from the user's memory with its evidence (with `tokens`: from that context)."""
-    # Not retried: each answer calls the model and records a run, so a retry could pay twice.
-    return Operation(
-        name="Answer",
-        document=documents.ANSWER_DOC,
-        variables=_present(
-            userId=user_id, question=question, budget=_budget(layers, tokens), asOf=_time(as_of)
-        ),
-        parse=parsers.answer_data,
-        field="answer",
-        mutation=False,
-        retryable=False,
-    )
+    return ANSWER(userId=user_id, question=question, budget=_budget(layers, tokens), asOf=_time(as_of))
 
 
 def audit(fact_id: str) -> Operation[FactAudit]:
     """A fact's audit trail: episodes -> interactions, supersessions, runs and their cost."""
-    return Operation(
-        name="Audit",
-        document=documents.AUDIT_DOC,
-        variables={"id": fact_id},
-        parse=parsers.audit_data,
-        field="fact",
-        mutation=False,
-        retryable=True,  # a read
-    )
+    return AUDIT(id=fact_id)
 
 
 def forget_interaction(interaction_id: str) -> Operation[InteractionForgotten]:
     """Erase an interaction and everything derived only from it; rebuild what survives."""
-    # Not retried: after a lost answer the retry would find nothing left and raise NotFound.
-    return Operation(
-        name="ForgetInteraction",
-        document=documents.FORGET_INTERACTION_DOC,
-        variables={"id": interaction_id},
-        parse=parsers.forget_interaction_data,
-        field="forgetInteraction",
-        mutation=True,
-        retryable=False,
-    )
+    return FORGET_INTERACTION(id=interaction_id)
 
 
 def forget_user(user_id: str) -> Operation[UserForgotten]:
     """Erase a user entirely: interactions, episodes, facts and runs."""
-    return Operation(
-        name="ForgetUser",
-        document=documents.FORGET_USER_DOC,
-        variables={"id": user_id},
-        parse=parsers.forget_user_data,
-        field="forgetUser",
-        mutation=True,
-        retryable=False,
-    )
+    return FORGET_USER(id=user_id)

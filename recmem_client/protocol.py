@@ -63,11 +63,12 @@ def decode(operation: Operation[Any], response: httpx.Response) -> Obj:
         raise _http_error(response)
     errors = body.get("errors")
     data = body.get("data")
+    kind = operation.kind
     if errors:
-        if operation.mutation and isinstance(data, Mapping) and data.get(operation.field) is not None:
+        if kind.mutation and isinstance(data, Mapping) and data.get(kind.field) is not None:
             # The write committed (a mutation field answers data only then); what failed is a
             # nested read such as the stored interaction. Raising would invite a duplicate.
-            log.warning("%s committed, with errors in nested fields: %s", operation.name, errors)
+            log.warning("%s committed, with errors in nested fields: %s", kind.name, errors)
             return data
         raise graphql_error(errors, response)
     if not isinstance(data, Mapping) or response.status_code >= 400:
@@ -172,7 +173,7 @@ _UNSENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 def connection_failed(operation: Operation[Any], error: httpx.TransportError) -> ConnectionFailed:
     return ConnectionFailed(
-        f"{operation.name}: no response from the memory service ({error!r})",
+        f"{operation.kind.name}: no response from the memory service ({error!r})",
         sent=not isinstance(error, _UNSENT),
     )
 
@@ -206,7 +207,7 @@ class RetryPolicy:
         """Seconds to wait before trying again after failed `attempt` (1-based); None: give up."""
         if attempt >= self.attempts or not isinstance(error, Unavailable | RateLimited):
             return None  # bad input, auth, not found, internal: the same request fails the same way
-        if not operation.retryable and not never_ran(error):
+        if not operation.kind.retryable and not never_ran(error):
             return None
         backoff = min(self.max_delay_s, self.initial_delay_s * 2.0 ** (attempt - 1))
         # Jitter spreads out clients that failed together (one restart, one rate-limit window).

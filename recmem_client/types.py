@@ -1,8 +1,9 @@
 """What the client sends and returns: frozen dataclasses mirroring the service's GraphQL types.
 
-Field names are the SDL's (api/schema.graphql) in snake_case. Each type holds the scalar fields the
-client's documents select (recmem_client/documents.py), not every nested object the SDL offers: an
-agent that needs to walk the graph further can query by id.
+Field names are the SDL's (api/schema.graphql) in snake_case and annotations the types the SDL
+promises: recmem_client/parsers.py reads every record from these alone. Each type holds the scalar
+fields the client's documents select (recmem_client/documents.py), not every nested object the SDL
+offers: an agent that needs to walk the graph further can query by id.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""A separate process that remembers units for one user; used by the multi-process test."""
+"""A separate process that remembers units for one user; used by the multi-process test (which
+writes the same kind of units in process)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,16 @@ from graph.settings import Neo4jSettings
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 
+def sushi_unit(i: int, suffix: str, source_ref: str) -> Unit:
+    """The i-th of near-identical turns a minute apart (enough of them open one episode)."""
+    return Unit(
+        text=f"sushi dinner with salmon rolls number {i}{suffix}",
+        speaker="Alice",
+        occurred_at=T0 + timedelta(minutes=i),
+        source_ref=source_ref,
+    )
+
+
 async def main(tenant: str, user: str, prefix: str, count: int) -> None:
     db = Database.connect(Neo4jSettings())
     engine = MemoryEngine(
@@ -35,15 +46,7 @@ async def main(tenant: str, user: str, prefix: str, count: int) -> None:
         ),
     )
     owner = Owner(tenant, user)
-    units = [
-        Unit(
-            text=f"sushi dinner with salmon rolls number {i} from {prefix}",
-            speaker="Alice",
-            occurred_at=T0 + timedelta(minutes=i),
-            source_ref=f"{prefix}-{i}",
-        )
-        for i in range(count)
-    ]
+    units = [sushi_unit(i, f" from {prefix}", f"{prefix}-{i}") for i in range(count)]
     results = await asyncio.gather(*(engine.remember(owner, u) for u in units))
     print(json.dumps([r.interaction_id for r in results]))
     await db.close()

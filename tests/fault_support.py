@@ -11,35 +11,27 @@ import asyncio
 import contextvars
 import os
 import signal
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Awaitable, Callable, Collection, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-import httpx
 from neo4j import AsyncDriver, AsyncManagedTransaction
 from neo4j.exceptions import IncompleteCommit, ServiceUnavailable
 
+from bench.serve_process import ServeProcess as Service
+from bench.serve_process import free_port as free_port
+from bench.serve_process import serving
 from consolidation.engine import MemoryEngine
 from graph.database import Database
 from graph.local_server import LocalNeo4j
 from graph.models import Owner
 from graph.settings import Neo4jSettings
-from tests.conftest import TEST_TEMPLATE
+from tests.serve_support import serve_env
 
-RECMEM = str(Path(sys.executable).parent / "recmem")
+SERVICE_READY_S = 90.0
 T = TypeVar("T")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 # -- a private Neo4j, which a test may kill --------------------------------------------------------
@@ -87,89 +79,21 @@ def sigkill_neo4j(server: LocalNeo4j, timeout_s: float = 30.0) -> int:
     return pid
 
 
-# -- `recmem serve` as a real process ------------------------------------------------------------
+# -- `recmem serve` as a real process (bench/serve_process.py) --------------------------------------
 
 
 def service_env(neo4j: Neo4jSettings, port: int, **extra: str) -> dict[str, str]:
-    """The environment of a service on `neo4j`: none of the test run's RECMEM_* settings leak in."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RECMEM_")}
-    env |= {
-        "RECMEM_NEO4J_URI": neo4j.uri,
-        "RECMEM_API_PORT": str(port),
-        "RECMEM_API_RATE_LIMIT_PER_S": "0",
-        "RECMEM_EMBEDDER_KIND": "hashing",
-        "RECMEM_EMBEDDER_DIMENSION": "384",
-        "RECMEM_EMBEDDING_TEMPLATE": TEST_TEMPLATE,
-    }
-    password = neo4j.resolved_password()
-    if password is not None:
-        env["RECMEM_NEO4J_PASSWORD"] = password
-    return env | extra
+    """The environment of a service on `neo4j`, without rate limiting (tests/serve_support.py)."""
+    return serve_env(neo4j, port, **({"RECMEM_API_RATE_LIMIT_PER_S": "0"} | extra))
 
 
-@dataclass
-class Service:
-    process: subprocess.Popen[bytes]
-    base: str
-    log: Path
-
-    def wait_ready(self, timeout_s: float = 90.0) -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, f"recmem serve exited early:\n{self.tail()}"
-            if self.ready_status() == 200:
-                return
-            time.sleep(0.2)
-        raise AssertionError(f"recmem serve did not become ready:\n{self.tail()}")
-
-    def ready_status(self) -> int | None:
-        try:
-            return httpx.get(f"{self.base}/readyz", timeout=5).status_code
-        except httpx.HTTPError:
-            return None
-
-    def tail(self, lines: int = 40) -> str:
-        if not self.log.exists():
-            return ""
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-    def stop(self) -> None:
-        """SIGTERM (a graceful shutdown), SIGKILL if that takes too long; no-op once exited."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=30)
-
-    def sigkill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=30)
-
-
-@contextmanager
 def running_service(
     env: dict[str, str], workdir: Path, name: str = "serve", *, wait: bool = True
-) -> Iterator[Service]:
+) -> AbstractContextManager[Service]:
     """`recmem serve` with `env` (ready, unless not `wait`); stopped (SIGTERM, then SIGKILL) on
     leaving, however."""
-    log = workdir / f"{name}.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [RECMEM, "serve", "--log-level", "warning"],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            cwd=workdir,
-        )
-    service = Service(process, f"http://127.0.0.1:{env['RECMEM_API_PORT']}", log)
-    try:
-        if wait:
-            service.wait_ready()
-        yield service
-    finally:
-        service.stop()
+    ready_within_s = SERVICE_READY_S if wait else None
+    return serving(env, workdir, f"{name}.log", ready_within_s=ready_within_s, stop_within_s=30.0)
 
 
 # -- driver failures at the storage boundary ----------------------------------------------------

@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 
 from cli import memory as memory_cli
 from cli.main import app
+from graph.database import Database
 from graph.local_server import ENTRY_CLASS, LocalNeo4j
 from graph.reachability import reachable
 from graph.settings import Neo4jSettings
@@ -176,6 +177,40 @@ def test_ingesting_again_reports_every_unit_as_already_stored(ingested: Ingested
     done = recmem("ingest", str(more), "--tenant", ingested.tenant, env=ingested.env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["ingested 4 units from 1 conversation(s): 1 new, 3 already stored"]
+
+
+RECURRING = [
+    (
+        "Ann",
+        f"We had sushi dinner with salmon rolls again, round {n}",
+        f"2024-05-{n + 1:02d}T19:00:00Z",
+        f"R:{n}",
+    )
+    for n in range(8)
+]
+
+
+async def test_ingest_leaves_no_turn_waiting_for_a_batch_merge(
+    neo4j_settings: Neo4jSettings, db: Database, tmp_path: Path
+) -> None:
+    """A topic that recurs: the first recurrence writes an episode, the turns after it wait for
+    a batch merge (fewer than RECMEM_MERGE_BATCH gather); the file's end merges them."""
+    tenant = f"cli-{uuid.uuid4().hex[:12]}"
+    path = _jsonl(tmp_path / "sushi.jsonl", RECURRING)
+    env = _env_for(neo4j_settings) | {"RECMEM_THETA_SIM": "0.3", "RECMEM_THETA_COUNT": "2"}
+    env |= {"RECMEM_MERGE_THRESHOLD": "0.3"}  # every later turn joins the first episode
+    done = recmem("ingest", str(path), "--tenant", tenant, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = await db.driver.execute_query(
+        "MATCH (:User {tenant: $t, id: 'sushi'})-[:HAS]->(i:Interaction) "
+        "RETURN count(i) AS turns, count(CASE WHEN i.consolidated THEN 1 END) AS merged, "
+        "count(CASE WHEN i.awaits IS NOT NULL AND NOT i.consolidated THEN 1 END) AS waiting",
+        t=tenant,
+        database_=db.name,
+    )
+    counts = rows.records[0]
+    assert (counts["turns"], counts["waiting"]) == (len(RECURRING), 0)
+    assert counts["merged"] == len(RECURRING)
 
 
 def test_recall_of_a_known_user_prints_no_offline_notice(ingested: Ingested, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,10 +23,10 @@ from graph.database import Database
 from graph.leases import LeaseStore
 from graph.models import Owner
 from graph.settings import Neo4jSettings
+from tests.concurrent_writer import T0, sushi_unit
 from tests.conftest import DIMENSION, engine_settings, lease_of
 
 ROOT = Path(__file__).resolve().parent.parent
-T0 = datetime(2024, 1, 1, tzinfo=UTC)
 T = TypeVar("T")
 
 
@@ -60,15 +60,7 @@ async def test_eight_concurrent_writers_for_one_user(db: Database, owner: Owner)
         )
         for _ in range(8)
     ]
-    units = [
-        Unit(
-            text=f"sushi dinner with salmon rolls number {i}",
-            speaker="Alice",
-            occurred_at=T0 + timedelta(minutes=i),
-            source_ref=f"w{i}",
-        )
-        for i in range(24)
-    ]
+    units = [sushi_unit(i, "", f"w{i}") for i in range(24)]
     results = await asyncio.gather(*(engines[i % 8].remember(owner, u) for i, u in enumerate(units)))
     for engine in engines:
         await engine.consolidate(owner, wait=True)

@@ -12,15 +12,12 @@ request the page makes must stay on the service's origin.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import signal
-import subprocess
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -29,13 +26,14 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, WebSocket, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, WebSocket, expect
 
+from bench.serve_process import free_port, serving
 from graph.settings import Neo4jSettings
 from tests.api_support import STORY
-from tests.test_api_serve import RECMEM, _env, _free_port, _wait_ready
+from tests.browser_support import offline_chromium
+from tests.serve_support import READY_WITHIN_S, KeyedService, keyed_service, serve_env
 
-CHROMIUM = Path("/usr/bin/chromium")
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 # Unrelated notes (no two share enough words for the recurrence gate): they fill the first page
 # of the timeline, so the story is reached only by scrolling.
@@ -82,37 +80,6 @@ MANY_NODES = re.compile(r"^(?:[6-9]|[1-9]\d+)$")
 
 
 @dataclass(frozen=True)
-class Service:
-    base: str
-    key: str
-    env: dict[str, str]
-    workdir: Path
-    tenant: str
-
-    def post(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-        response = httpx.post(
-            f"{self.base}/graphql",
-            json={"query": query, "variables": variables or {}},
-            headers={"authorization": f"Bearer {self.key}"},
-            timeout=60,
-        )
-        body = response.json()
-        assert response.status_code == 200 and "errors" not in body, body
-        return dict(body["data"])
-
-    def keys(self, *args: str) -> dict[str, Any]:
-        done = subprocess.run(
-            [RECMEM, "keys", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=self.workdir,
-        )
-        return dict(json.loads(done.stdout)) if "--json" in args else {}
-
-
-@dataclass(frozen=True)
 class Seeded:
     """What the seeding wrote, as the API reported it."""
 
@@ -123,41 +90,28 @@ class Seeded:
 
 
 @pytest.fixture(scope="module")
-def service(neo4j_settings: Neo4jSettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+def service(
+    neo4j_settings: Neo4jSettings, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[KeyedService]:
     """`recmem serve` (background consolidation, offline consolidator, hashing embedder) with the
     thresholds of tests/api_support.py: three similar turns open an episode, the fourth merges."""
-    port = _free_port()
-    env = _env(neo4j_settings, port) | {
-        "RECMEM_THETA_SIM": "0.3",
-        "RECMEM_THETA_COUNT": "3",
-        "RECMEM_MERGE_THRESHOLD": "0.2",
+    env = serve_env(
+        neo4j_settings,
+        free_port(),
+        RECMEM_THETA_SIM="0.3",
+        RECMEM_THETA_COUNT="3",
+        RECMEM_MERGE_THRESHOLD="0.2",
         # One merge per turn (batched merges would hold the story's fourth turn back).
-        "RECMEM_MERGE_BATCH": "1",
+        RECMEM_MERGE_BATCH="1",
         # A revoked key is refused at once (no per-process key cache).
-        "RECMEM_API_AUTH_CACHE_S": "0",
-    }
+        RECMEM_API_AUTH_CACHE_S="0",
+    )
     workdir = tmp_path_factory.mktemp("explorer-serve")
-    with (workdir / "serve.log").open("wb") as log:
-        process = subprocess.Popen(
-            [RECMEM, "serve", "--log-level", "warning"],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=workdir,
-        )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        _wait_ready(base, process)
-        tenant = f"t-{uuid.uuid4().hex[:12]}"
-        probe = Service(base, "", env, workdir, tenant)
-        key = probe.keys("create", "--tenant", tenant, "--name", "explorer-test", "--json")["key"]
-        yield Service(base, str(key), env, workdir, tenant)
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=60)
+    with keyed_service(env, workdir, "--name", "explorer-test") as service:
+        yield service
 
 
-def _remember(service: Service, user: str, text: str, day: float, session: str) -> dict[str, Any]:
+def _remember(service: KeyedService, user: str, text: str, day: float, session: str) -> dict[str, Any]:
     unit = {
         "userId": user,
         "text": text,
@@ -169,7 +123,7 @@ def _remember(service: Service, user: str, text: str, day: float, session: str) 
 
 
 @pytest.fixture(scope="module")
-def seeded(service: Service) -> Seeded:
+def seeded(service: KeyedService) -> Seeded:
     for day, text in enumerate(NOTES):
         assert _remember(service, "alice", text, day, "notes")["consolidation"]["action"] == "NONE"
     story = [_remember(service, "alice", text, STORY_DAY + n, "food") for n, text in enumerate(STORY)]
@@ -184,14 +138,8 @@ def seeded(service: Service) -> Seeded:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail("the explorer's browser test needs Debian's chromium at /usr/bin/chromium")
-    with sync_playwright() as playwright:
-        # Every host name but the service's address fails to resolve: a CDN could not be reached.
-        offline = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=[offline])
+    with offline_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 class Recorder:
@@ -235,8 +183,18 @@ class Shots:
         page.screenshot(path=str(path))
         self.paths.append(str(path))
 
+    @contextmanager
+    def on_failure(self, page: Page, seen: Recorder, name: str) -> Iterator[None]:
+        """When the block fails: a screenshot of the page as it was, and its problems noted on the error."""
+        try:
+            yield
+        except Exception as error:
+            self.take(page, name)
+            error.add_note(f"page problems: {seen.problems}")
+            raise
 
-def _sign_in(page: Page, service: Service, key: str) -> None:
+
+def _sign_in(page: Page, service: KeyedService, key: str) -> None:
     page.goto(f"{service.base}/ui")
     page.get_by_label("API key").fill(key)
     page.get_by_role("button", name="Sign in").click()
@@ -262,7 +220,7 @@ def _scroll_to_end(page: Page) -> None:
     expect(end).to_be_visible(timeout=30_000)
 
 
-def test_the_page_is_served_with_a_strict_policy(service: Service) -> None:
+def test_the_page_is_served_with_a_strict_policy(service: KeyedService) -> None:
     for path in ("/ui", "/ui/"):
         page = httpx.get(f"{service.base}{path}", timeout=30)
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
@@ -296,12 +254,12 @@ def shots(capsys: pytest.CaptureFixture[str], record_property: Any) -> Iterator[
 
 
 def test_a_support_session_in_the_explorer(
-    service: Service, seeded: Seeded, browser: Browser, shots: Shots
+    service: KeyedService, seeded: Seeded, browser: Browser, shots: Shots
 ) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     seen = Recorder(page)
-    try:
+    with closing(context), shots.on_failure(page, seen, "failure"):
         # Sign-in: a wrong key is refused in place, the right one shows the tenant.
         page.goto(f"{service.base}/ui")
         page.get_by_label("API key").fill("rmk_not-a-key")
@@ -417,17 +375,11 @@ def test_a_support_session_in_the_explorer(
         expect(page.get_by_role("heading", name="Users")).to_be_visible(timeout=30_000)
         expect(page.get_by_role("link", name="alice", exact=True)).to_be_visible(timeout=30_000)
         expect(page.get_by_role("link", name="bob", exact=True)).to_have_count(0)
-    except Exception as error:
-        shots.take(page, "failure")
-        error.add_note(f"page problems: {seen.problems}")
-        raise
-    finally:
-        context.close()
 
     phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     small = phone.new_page()
     seen_small = Recorder(small)
-    try:
+    with closing(phone), shots.on_failure(small, seen_small, "failure-phone"):
         # A phone's width: no sideways scrolling; a revoked key sends the tab back to sign-in.
         second = service.keys("create", "--tenant", service.tenant, "--name", "phone", "--json")
         _sign_in(small, service, str(second["key"]))
@@ -451,12 +403,6 @@ def test_a_support_session_in_the_explorer(
         expect(small.get_by_label("API key")).to_be_visible()
         assert small.evaluate("() => sessionStorage.getItem('recmem.explorer.apiKey')") is None
         shots.take(small, "phone-revoked")
-    except Exception as error:
-        shots.take(small, "failure-phone")
-        error.add_note(f"page problems: {seen_small.problems}")
-        raise
-    finally:
-        phone.close()
 
     seen.assert_same_origin(service.base)
     seen_small.assert_same_origin(service.base)
@@ -468,21 +414,12 @@ def test_an_unreachable_store_is_said_so(
 ) -> None:
     """A service whose Neo4j does not answer still serves the page; signing in says UNAVAILABLE
     rather than calling the key wrong."""
-    port = _free_port()
-    nobody = f"bolt://127.0.0.1:{_free_port()}"  # a port nothing listens on (not the local server's)
-    env = _env(neo4j_settings, port) | {"RECMEM_NEO4J_URI": nobody}
-    with (tmp_path / "serve.log").open("wb") as log:
-        process = subprocess.Popen(
-            [RECMEM, "serve", "--log-level", "warning"],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=tmp_path,
-        )
-    base = f"http://127.0.0.1:{port}"
+    nobody = f"bolt://127.0.0.1:{free_port()}"  # a port nothing listens on (not the local server's)
+    env = serve_env(neo4j_settings, free_port(), RECMEM_NEO4J_URI=nobody)
     context = browser.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        _wait_for(lambda: _answers(f"{base}/healthz", process), "the service to start", timeout_s=120)
+    with serving(env, tmp_path, "serve.log", ready_within_s=None) as served, closing(context):
+        base = served.base
+        served.wait_ready(READY_WITHIN_S, path="/healthz")
         assert httpx.get(f"{base}/readyz", timeout=10).status_code == 503
         page = context.new_page()
         seen = Recorder(page)
@@ -493,15 +430,3 @@ def test_an_unreachable_store_is_said_so(
         expect(page.get_by_role("alert")).not_to_contain_text("refused")
         shots.take(page, "store-unavailable")
         seen.assert_same_origin(base)
-    finally:
-        context.close()
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=60)
-
-
-def _answers(url: str, process: subprocess.Popen[bytes]) -> bool:
-    assert process.poll() is None, "recmem serve exited early"
-    try:
-        return httpx.get(url, timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False

@@ -10,93 +10,41 @@ from __future__ import annotations
 
 import json
 import re
-import signal
-import subprocess
-import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Request, WebSocket, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, Request, WebSocket
 
+from bench.serve_process import free_port
 from graph.settings import Neo4jSettings
 from tests.api_support import STORY
-from tests.test_api_serve import RECMEM, _env, _free_port, _wait_ready
+from tests.browser_support import offline_chromium
+from tests.serve_support import KeyedService, keyed_service, serve_env
 
-CHROMIUM = Path("/usr/bin/chromium")
-INSTALL_HINT = (
-    "GraphiQL's browser test needs Debian's chromium at /usr/bin/chromium: install it with "
-    "`apt-get update && apt-get install -y chromium` (as root; scripts/setup.sh does it when run as root)"
-)
 STATS = 'query Stats {\n  user(id: "alice") {\n    id\n    stats { interactions episodes }\n  }\n}\n'
 SUBSCRIBE = 'subscription Events {\n  consolidations(userId: "alice") { userId action consolidatedIds }\n}\n'
 REMEMBER = 'mutation($text: String!) { remember(input: {userId: "alice", text: $text}) { created } }'
 
 
-@dataclass(frozen=True)
-class Service:
-    base: str
-    key: str
-
-    def post(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-        response = httpx.post(
-            f"{self.base}/graphql",
-            json={"query": query, "variables": variables or {}},
-            headers={"authorization": f"Bearer {self.key}"},
-            timeout=60,
-        )
-        body = response.json()
-        assert response.status_code == 200 and "errors" not in body, body
-        return dict(body["data"])
-
-
 @pytest.fixture(scope="module")
-def service(neo4j_settings: Neo4jSettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+def service(
+    neo4j_settings: Neo4jSettings, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[KeyedService]:
     """`recmem serve` with a fresh tenant's key; thresholds low enough that three similar turns of
     the hashing embedder open an episode (the subscription's event)."""
-    port = _free_port()
-    env = _env(neo4j_settings, port) | {"RECMEM_THETA_SIM": "0.3", "RECMEM_THETA_COUNT": "3"}
-    workdir = tmp_path_factory.mktemp("graphiql-serve")
-    with (workdir / "serve.log").open("wb") as log:
-        process = subprocess.Popen(
-            [RECMEM, "serve", "--log-level", "warning"],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=workdir,
-        )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        _wait_ready(base, process)
-        tenant = f"t-{uuid.uuid4().hex[:12]}"
-        created = subprocess.run(
-            [RECMEM, "keys", "create", "--tenant", tenant, "--json"],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=workdir,
-        )
-        yield Service(base, json.loads(created.stdout)["key"])
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=60)
+    env = serve_env(neo4j_settings, free_port(), RECMEM_THETA_SIM="0.3", RECMEM_THETA_COUNT="3")
+    with keyed_service(env, tmp_path_factory.mktemp("graphiql-serve")) as service:
+        yield service
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(INSTALL_HINT)
-    with sync_playwright() as playwright:
-        # Every host name but the service's address fails to resolve: a CDN could not be reached.
-        offline = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=[offline])
+    with offline_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 def _editor_value(page: Page, selector: str) -> str:
@@ -131,7 +79,7 @@ def _result(page: Page, must_contain: str) -> dict[str, Any]:
     return dict(json.loads(_editor_value(page, ".result-window .CodeMirror")))
 
 
-def test_the_page_and_its_assets_come_from_the_service(service: Service) -> None:
+def test_the_page_and_its_assets_come_from_the_service(service: KeyedService) -> None:
     page = httpx.get(f"{service.base}/graphql", headers={"accept": "text/html"}, timeout=30)
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert re.findall(r"https?://|(?:src|href)=[\"']//", page.text) == [], "the page names another origin"
@@ -156,7 +104,7 @@ HEADERS_EDITOR = ".graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirro
 
 
 def test_graphiql_runs_queries_and_subscriptions_offline(
-    service: Service,
+    service: KeyedService,
     browser: Browser,
     tmp_path: Path,
     record_property: Any,

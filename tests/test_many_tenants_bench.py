@@ -4,8 +4,6 @@ Neo4j, and its exactness judge."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import pytest
 from bench.many_tenants import Tally, User, judge
 from graph.models import Hit, Interaction, Owner
 from graph.settings import Neo4jSettings
+from tests.bench_support import run_bench
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,37 +41,32 @@ def test_judge_counts_only_the_exact_top_k() -> None:
 @pytest.mark.slow
 def test_many_tenants_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:
     output = tmp_path / "many_tenants.json"
-    command = [
-        sys.executable,
-        "-m",
+    report, password = run_bench(
         "bench.many_tenants",
-        "--neo4j-uri",
-        neo4j_settings.uri,
-        "--layouts",
-        "20x10,2x50",
-        "--users-per-tenant",
-        "5",
-        "--probes",
-        "2",
-        "--queries",
-        "2",
-        "--rounds",
-        "2",
-        "--warmup-rounds",
-        "0",
-        "--checkpoints",
-        "0.5,1.0",
-        "--baseline-warmup-s",
-        "1",
-        "--output",
-        str(output),
-    ]
-    password = neo4j_settings.resolved_password()
-    if password is not None:
-        command += ["--neo4j-password", password]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout)
+        neo4j_settings,
+        [
+            "--layouts",
+            "20x10,2x50",
+            "--users-per-tenant",
+            "5",
+            "--probes",
+            "2",
+            "--queries",
+            "2",
+            "--rounds",
+            "2",
+            "--warmup-rounds",
+            "0",
+            "--checkpoints",
+            "0.5,1.0",
+            "--baseline-warmup-s",
+            "1",
+            "--output",
+            str(output),
+        ],
+        timeout_s=120,
+        cwd=ROOT,
+    )
     assert json.loads(output.read_text()) == report
     assert output.with_suffix(".png").stat().st_size > 0
     assert report["complete"] is True and report["ingest"]["interactions"] == 300

@@ -288,6 +288,7 @@ class Faulty:
     transport: httpx.AsyncBaseTransport
     http: httpx.AsyncClient
     key: str
+    tenant: str
 
 
 @pytest.fixture
@@ -301,19 +302,23 @@ async def faulty(db: Database) -> AsyncIterator[Faulty]:
         app.router.lifespan_context(app),
         httpx.AsyncClient(transport=transport, base_url="http://api.test", timeout=60) as http,
     ):
-        key = (await AccessKeys(db).create(f"t-{uuid.uuid4().hex[:12]}", "faults")).secret
+        tenant = f"t-{uuid.uuid4().hex[:12]}"
+        key = (await AccessKeys(db).create(tenant, "faults")).secret
         # Warm: the first statements of a fresh Neo4j are planned for seconds on a loaded
         # machine, which is no fault; a short request timeout is set after them.
         warm = await post(http, key, REMEMBER, one("warm", None), ACCEPTS[0])
         assert warm.status == 200 and not warm.errors, warm.body
         settings.request_timeout_s = REQUEST_TIMEOUT_S
-        yield Faulty(database, settings, transport, http, key)
+        yield Faulty(database, settings, transport, http, key, tenant)
 
 
-async def _refs_stored(db: Database, refs: list[str]) -> dict[str, int]:
+async def _refs_stored(db: Database, tenant: str, refs: list[str]) -> dict[str, int]:
+    """How often each sourceRef is stored in this test's tenant (other tests reuse the refs)."""
     rows = await query(
         db.driver,
-        "MATCH (n:Interaction) WHERE n.source_ref IN $refs RETURN n.source_ref AS ref, count(*) AS n",
+        "MATCH (n:Interaction {tenant: $tenant}) WHERE n.source_ref IN $refs "
+        "RETURN n.source_ref AS ref, count(*) AS n",
+        tenant=tenant,
         refs=refs,
     )
     return {r["ref"]: int(r["n"]) for r in rows}
@@ -343,12 +348,12 @@ async def test_a_commit_whose_answer_is_lost_is_written_unknown_and_resent_once(
         (error,) = answer.errors
         assert error["extensions"]["written"] == "unknown", error
         refs = answer.source_refs()
-        assert await _refs_stored(db, refs) == dict.fromkeys(refs, 1)  # it had committed
+        assert await _refs_stored(db, faulty.tenant, refs) == dict.fromkeys(refs, 1)  # it had committed
         units = [unit("resent", ref) for ref in refs]
         resent = await post(http, key, REMEMBER_BATCH, {"user": "alice", "units": units}, accept)
         assert resent.status == 200 and not resent.errors, resent.body
         assert [p["created"] for p in resent.body["data"]["rememberBatch"]] == [False] * len(refs)
-        assert await _refs_stored(db, refs) == dict.fromkeys(refs, 1), document
+        assert await _refs_stored(db, faulty.tenant, refs) == dict.fromkeys(refs, 1), document
 
 
 async def test_a_write_refused_before_commit_is_written_false_and_its_retry_stores_it(
@@ -363,10 +368,10 @@ async def test_a_write_refused_before_commit_is_written_false_and_its_retry_stor
     (error,) = answer.errors
     assert error["extensions"]["written"] is False
     (ref,) = answer.source_refs()
-    assert await _refs_stored(db, [ref]) == {}
+    assert await _refs_stored(db, faulty.tenant, [ref]) == {}
     resent = await post(http, key, REMEMBER, one("refused", ref), ACCEPTS[0])
     assert resent.status == 200 and resent.body["data"]["remember"]["created"] is True
-    assert await _refs_stored(db, [ref]) == {ref: 1}
+    assert await _refs_stored(db, faulty.tenant, [ref]) == {ref: 1}
 
 
 async def test_a_document_that_committed_a_write_answers_200_with_it_and_the_error_beside(
@@ -388,7 +393,7 @@ async def test_a_document_that_committed_a_write_answers_200_with_it_and_the_err
     (error,) = answer.errors
     assert error["path"] == ["b"] and error["extensions"]["code"] == "UNAVAILABLE"
     assert error["extensions"]["written"] is False and error["extensions"]["sourceRefs"] == ["mixed-b"]
-    assert await _refs_stored(db, ["mixed-a", "mixed-b"]) == {"mixed-a": 1}
+    assert await _refs_stored(db, faulty.tenant, ["mixed-a", "mixed-b"]) == {"mixed-a": 1}
 
 
 async def test_a_write_cut_short_by_the_request_timeout_is_written_unknown(
@@ -404,7 +409,7 @@ async def test_a_write_cut_short_by_the_request_timeout_is_written_unknown(
     (error,) = answer.errors
     assert error["extensions"]["written"] == "unknown"
     (ref,) = answer.source_refs()
-    assert await _refs_stored(db, [ref]) == {ref: 1}
+    assert await _refs_stored(db, faulty.tenant, [ref]) == {ref: 1}
 
 
 class Recording(httpx.AsyncBaseTransport):
@@ -440,5 +445,5 @@ async def test_the_client_waits_retry_after_resends_the_same_source_ref_and_repo
         assert body1 == body2 and body1["variables"]["input"]["sourceRef"] == ref
         assert second - first >= error.retry_after  # it waited as asked
         done = await client.remember("alice", "through the client", source_ref=ref, consolidate=False)
-    stored = await _refs_stored(db, [ref])
+    stored = await _refs_stored(db, faulty.tenant, [ref])
     assert done.created and stored == {ref: 1}, (done, stored)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ from bench.commands import shown_command
 from bench.service import TARGET_SIZE, Salads, floors, percentile, summary, targets
 from consolidation.embedders.hashing import HashingEmbedder
 from graph.settings import Neo4jSettings
+from tests.bench_support import run_bench
 from tests.conftest import TEST_TEMPLATE
 
 
@@ -73,52 +72,48 @@ def test_floors_compare_the_database_share_with_each_target() -> None:
 @pytest.mark.slow
 def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:
     output = tmp_path / "service.json"
-    command = [
-        sys.executable,
-        "-m",
-        "bench.service",
-        "--neo4j-uri",
-        neo4j_settings.uri,
-        "--embedders",
-        "hashing",
-        "--modes",
-        "inline",
-        "--sizes",
-        "30",
-        "--queries",
-        "5",
-        "--remember",
-        "5",
-        "--warmup",
-        "1",
-        "--neo4j-warmup",
-        "3",
-        "--gated-batch",
-        "10",
-        "--settle-limit",
-        "5",
-        "--max-batch",
-        "15",
-        "--profile-n",
-        "3",
-        "--floor-n",
-        "3",
-        "--sweep-writers",
-        "1,2",
-        "--sweep-seconds",
-        "1",
-        "--output",
-        str(output),
-        "--workdir",
-        str(tmp_path),
-    ]
-    password = neo4j_settings.resolved_password()
-    if password is not None:
-        command += ["--neo4j-password", password]
     env = os.environ | {"RECMEM_EMBEDDING_TEMPLATE": TEST_TEMPLATE}
-    done = subprocess.run(command, capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout)
+    report, _ = run_bench(
+        "bench.service",
+        neo4j_settings,
+        [
+            "--embedders",
+            "hashing",
+            "--modes",
+            "inline",
+            "--sizes",
+            "30",
+            "--queries",
+            "5",
+            "--remember",
+            "5",
+            "--warmup",
+            "1",
+            "--neo4j-warmup",
+            "3",
+            "--gated-batch",
+            "10",
+            "--settle-limit",
+            "5",
+            "--max-batch",
+            "15",
+            "--profile-n",
+            "3",
+            "--floor-n",
+            "3",
+            "--sweep-writers",
+            "1,2",
+            "--sweep-seconds",
+            "1",
+            "--output",
+            str(output),
+            "--workdir",
+            str(tmp_path),
+        ],
+        timeout_s=180,
+        cwd=tmp_path,
+        env=env,
+    )
     assert json.loads(output.read_text()) == report
     assert report["complete"] is True
     assert report["machine"]["cpus"] >= 1 and len(report["load_average_at_start"]) == 3

@@ -13,11 +13,12 @@ from functools import cache
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from api.static_files import file_response, page_response
+
 DIST = Path(__file__).resolve().parent / "dist"
-_MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css"}
 # Vite names each asset after its content (`index-<hash>.js`): it never changes under its name.
 _HASHED = re.compile(r"-[A-Za-z0-9_-]{8}\.(?:js|css)$")
 # A Host header goes into the policy only when it is a plain host[:port] (no header injection).
@@ -51,31 +52,18 @@ async def page(request: Request) -> Response:
     """GET /ui and /ui/: the single page (views live after the `#`)."""
     if not (DIST / "index.html").is_file():
         return PlainTextResponse("the explorer is not built: run ui/check.sh", status_code=404)
-    return HTMLResponse(
-        _index(),
-        headers={
-            "content-security-policy": policy(request.headers.get("host")),
-            "cache-control": "no-cache",
-            "referrer-policy": "no-referrer",
-            "x-content-type-options": "nosniff",
-        },
-    )
+    return page_response(_index(), policy(request.headers.get("host")))
 
 
 async def asset(request: Request) -> Response:
     """GET /ui/assets/{name}: a built file, with its type and cache headers."""
-    name = str(request.path_params["name"])
-    path = _assets().get(name)
-    if path is None:
-        return PlainTextResponse("no such explorer asset", status_code=404)
-    hashed = _HASHED.search(name) is not None
-    return FileResponse(
-        path,
-        media_type=_MEDIA_TYPES.get(path.suffix, "application/octet-stream"),
-        headers={
-            "cache-control": "public, max-age=31536000, immutable" if hashed else "no-cache",
-            "x-content-type-options": "nosniff",
-        },
+    return file_response(
+        request,
+        _assets(),
+        missing="no such explorer asset",
+        default_type="application/octet-stream",
+        immutable=_HASHED,
+        cache_control="no-cache",
     )
 
 

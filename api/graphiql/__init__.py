@@ -15,7 +15,9 @@ from functools import cache
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, Response
+
+from api import static_files
 
 GRAPHIQL_VERSION = "3.9.0"
 REACT_VERSION = "18.3.1"
@@ -31,7 +33,6 @@ _PAGE_ASSETS = {
     "graphiql_js": f"graphiql-{GRAPHIQL_VERSION}.min.js",
     "graphiql_css": f"graphiql-{GRAPHIQL_VERSION}.min.css",
 }
-_MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css"}
 # A file whose name carries its version never changes: browsers may keep it for a year.
 _VERSIONED = re.compile(r"-\d+\.\d+\.\d+\.")
 # Inline styles: GraphiQL's components set them at run time. Fonts and icons are data: URIs.
@@ -56,16 +57,7 @@ def page() -> tuple[str, str]:
 
 
 def page_response() -> HTMLResponse:
-    html, csp = page()
-    return HTMLResponse(
-        html,
-        headers={
-            "content-security-policy": csp,
-            "cache-control": "no-cache",
-            "referrer-policy": "no-referrer",
-            "x-content-type-options": "nosniff",
-        },
-    )
+    return static_files.page_response(*page())
 
 
 @cache
@@ -76,15 +68,12 @@ def _served() -> dict[str, Path]:
 
 async def asset(request: Request) -> Response:
     """GET /graphiql/assets/{name}: a bundled file, with its type and cache headers."""
-    name = str(request.path_params["name"])
-    path = _served().get(name)
-    if path is None:
-        return PlainTextResponse("no such GraphiQL asset", status_code=404)
-    versioned = _VERSIONED.search(name) is not None
-    cache_control = "public, max-age=31536000, immutable" if versioned else "public, max-age=3600"
     # Starlette adds `charset=utf-8` to text/* types; the licence files are plain text.
-    return FileResponse(
-        path,
-        media_type=_MEDIA_TYPES.get(path.suffix, "text/plain"),
-        headers={"cache-control": cache_control, "x-content-type-options": "nosniff"},
+    return static_files.file_response(
+        request,
+        _served(),
+        missing="no such GraphiQL asset",
+        default_type="text/plain",
+        immutable=_VERSIONED,
+        cache_control="public, max-age=3600",
     )

@@ -15,6 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.admission import Refusal, RenderRefusal
 from api.errors import ErrorCode
+from api.middleware.base import HttpMiddleware
 
 MESSAGE_TOO_BIG = 1009
 
@@ -23,20 +24,18 @@ class BodyTooLarge(Exception):
     pass
 
 
-class BodyLimitMiddleware:
+class BodyLimitMiddleware(HttpMiddleware):
     def __init__(self, app: ASGIApp, max_bytes: int, render: RenderRefusal) -> None:
-        self.app = app
+        super().__init__(app)
         self.max_bytes = max_bytes
         self.render = render
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
+        if scope["type"] == "websocket":  # its messages are capped as they come; it passes on
             receive, send = capped(receive, send, self.max_bytes)
-            await self.app(scope, receive, send)
-            return
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+        await super().__call__(scope, receive, send)
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             body = await self._body(scope, receive)
         except BodyTooLarge:

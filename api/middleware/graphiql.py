@@ -5,9 +5,10 @@ GET without a `query` parameter whose Accept names HTML or `*/*`."""
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from api.graphiql import page_response
+from api.middleware.base import HttpMiddleware
 
 
 def wants_graphiql(request: Request) -> bool:
@@ -19,12 +20,9 @@ def wants_graphiql(request: Request) -> bool:
     )
 
 
-class GraphiQLMiddleware:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and wants_graphiql(Request(scope)):
+class GraphiQLMiddleware(HttpMiddleware):
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if wants_graphiql(Request(scope)):
             await page_response()(scope, receive, send)
             return
         await self.app(scope, receive, send)

@@ -4,10 +4,11 @@ request's state; a client that accepts neither JSON flavour gets 406 (api/respon
 from __future__ import annotations
 
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Scope
 
-from api.admission import Refusal, RenderRefusal
+from api.admission import Refusal
 from api.errors import ErrorCode
+from api.middleware.base import CheckMiddleware
 from api.responses import GRAPHQL_RESPONSE, JSON, negotiate
 
 _STATE_KEY = "media"
@@ -19,21 +20,13 @@ def media_of(scope: Scope) -> str:
     return value if isinstance(value, str) else JSON
 
 
-class NegotiationMiddleware:
-    def __init__(self, app: ASGIApp, render: RenderRefusal) -> None:
-        self.app = app
-        self.render = render
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+class NegotiationMiddleware(CheckMiddleware):
+    async def refusal(self, scope: Scope) -> Refusal | None:
+        """Refuses a client that accepts neither; records the media type of one that does."""
         media = negotiate(Headers(scope=scope).get("accept"))
         if media is None:
-            refusal = Refusal(
+            return Refusal(
                 f"acceptable media types: {GRAPHQL_RESPONSE}, {JSON}", ErrorCode.BAD_USER_INPUT, status=406
             )
-            await self.render(scope, refusal)(scope, receive, send)
-            return
         scope.setdefault("state", {})[_STATE_KEY] = media
-        await self.app(scope, receive, send)
+        return None

@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 
 from starlette.datastructures import Headers, MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from api.context import new_request_id
+from api.middleware.base import HttpMiddleware
 
 HEADER = "x-request-id"
 _STATE_KEY = "request_id"
@@ -21,14 +22,8 @@ def request_id_of(scope: Scope) -> str:
     return value if isinstance(value, str) else new_request_id()
 
 
-class RequestIdMiddleware:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+class RequestIdMiddleware(HttpMiddleware):
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         offered = Headers(scope=scope).get(HEADER, "")
         request_id = offered if _SANE.match(offered) else new_request_id()
         scope.setdefault("state", {})[_STATE_KEY] = request_id

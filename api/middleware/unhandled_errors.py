@@ -14,17 +14,16 @@ from collections.abc import Callable
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.middleware.base import HttpMiddleware
 
-class UnhandledErrorMiddleware:
+
+class UnhandledErrorMiddleware(HttpMiddleware):
     def __init__(self, app: ASGIApp, on_error: Callable[[Scope], Response]) -> None:
         """`on_error` is called inside the `except` block, so it may log the traceback."""
-        self.app = app
+        super().__init__(app)
         self.on_error = on_error
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
 
         async def tracking_send(message: Message) -> None:

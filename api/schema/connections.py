@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable
+import functools
+import inspect
+from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 import strawberry
 
 from api.errors import bad_input
 from api.schema.decorators import resolver
+from api.schema.nodes import Info, NodeKind
 from graph.models import Cursor, Page, PageRequest
 from graph.vocabulary import MAX_ID_CHARS
 
@@ -23,6 +26,27 @@ T = TypeVar("T")
 M = TypeVar("M")
 DEFAULT_PAGE = 20
 CURSOR_VERSION = "c1"
+
+# Arguments every connection takes (Relay plus a time window on the listing's own time field).
+First = Annotated[int | None, strawberry.argument(description="Page size, reading forward.")]
+After = Annotated[str | None, strawberry.argument(description="Start after this cursor.")]
+Last = Annotated[int | None, strawberry.argument(description="Page size, reading backward.")]
+Before = Annotated[str | None, strawberry.argument(description="End before this cursor.")]
+Since = Annotated[datetime | None, strawberry.argument(description="Only items at or after this time.")]
+Until = Annotated[datetime | None, strawberry.argument(description="Only items before this time.")]
+
+# In the schema's order; each defaults to null.
+_WINDOW = [
+    inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=annotation)
+    for name, annotation in (
+        ("first", First),
+        ("after", After),
+        ("last", Last),
+        ("before", Before),
+        ("since", Since),
+        ("until", Until),
+    )
+]
 
 
 @strawberry.type(description="Relay page information: whether more items lie either way.")
@@ -67,13 +91,13 @@ def decode_cursor(token: str) -> Cursor:
 
 def page_request(
     *,
+    max_size: int,
     first: int | None,
     after: str | None,
-    last: int | None,
-    before: str | None,
-    since: datetime | None,
-    until: datetime | None,
-    max_size: int,
+    last: int | None = None,
+    before: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
 ) -> PageRequest:
     """Validated Relay arguments; `first` and `last` together are refused (ambiguous)."""
     if first is not None and last is not None:
@@ -108,3 +132,32 @@ def connection(page: Page[M], request: PageRequest, wrap: Callable[[M], T]) -> C
             end_cursor=edges[-1].cursor if edges else None,
         ),
     )
+
+
+ReadPage = Callable[..., Awaitable[Page[M]]]
+Resolve = Callable[..., Awaitable[Connection[T]]]
+
+
+def listing(kind: NodeKind[M, T], description: str) -> Callable[[ReadPage[M]], Resolve[T]]:
+    """A connection of `kind` from `read(self, info, request, **filters)`, which reads one page: the
+    schema shows the Relay and time-window arguments first, then the read's own; the read gets
+    them as one PageRequest, bounded by the configured page size."""
+
+    def field(read: ReadPage[M]) -> Resolve[T]:
+        self_parameter, info_parameter, _request, *filters = inspect.signature(read).parameters.values()
+
+        @functools.wraps(read)
+        async def resolve(self: Any, info: Info, **arguments: Any) -> Connection[T]:
+            window = {p.name: arguments.pop(p.name, None) for p in _WINDOW}
+            request = page_request(max_size=info.context.services.settings.max_page_size, **window)
+            return connection(await read(self, info, request, **arguments), request, kind.of)
+
+        # strawberry reads a field's arguments and type from its resolver's signature; the type
+        # is made here, at run time (which mypy cannot follow).
+        resolve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [self_parameter, info_parameter, *_WINDOW, *filters],
+            return_annotation=Connection[kind.type],  # type: ignore[name-defined]
+        )
+        return resolver(description)(resolve)
+
+    return field

@@ -57,15 +57,7 @@ def _search(search: str | None) -> str | None:
 async def user_connection(
     info: Info, first: int | None, after: str | None, search: str | None
 ) -> UserConnection:
-    request = page_request(
-        first=first,
-        after=after,
-        last=None,
-        before=None,
-        since=None,
-        until=None,
-        max_size=info.context.services.settings.max_page_size,
-    )
+    request = page_request(first=first, after=after, max_size=info.context.services.settings.max_page_size)
     search = _search(search)
     page = await info.context.services.audit.user_page(info.context.tenant, request, search=search)
     base = connection(page, request, user_of)

@@ -14,6 +14,7 @@ from api.schema.decorators import mutation, resolver
 from api.schema.events import ConsolidationEvent
 from api.schema.nodes import ID, Info, Interaction
 from api.schema.query import UserId, require_user
+from api.schema.records import from_record
 from consolidation.checks import CheckedBatch, check_batch
 from consolidation.forgetting import Forgotten, UserForgotten
 from consolidation.types import Remembered, Unit
@@ -100,18 +101,7 @@ class ForgetInteractionPayload:
 
     @staticmethod
     def of(f: Forgotten) -> ForgetInteractionPayload:
-        def ids(values: list[str]) -> list[ID]:
-            return [ID(v) for v in values]
-
-        return ForgetInteractionPayload(
-            interaction_ids=ids(f.interaction_ids),
-            episode_ids=ids(f.episode_ids),
-            fact_ids=ids(f.fact_ids),
-            run_ids=ids(f.run_ids),
-            rebuilt_episode_ids=ids(f.rebuilt_episode_ids),
-            rebuilt_fact_ids=ids(f.rebuilt_fact_ids),
-            restored_fact_ids=ids(f.restored_fact_ids),
-        )
+        return from_record(ForgetInteractionPayload, f)
 
 
 @strawberry.type(description="What forgetting a user removed (everything).")
@@ -124,13 +114,7 @@ class ForgetUserPayload:
 
     @staticmethod
     def of(f: UserForgotten) -> ForgetUserPayload:
-        return ForgetUserPayload(
-            user_id=ID(f.user_id),
-            interactions=f.interactions,
-            episodes=f.episodes,
-            facts=f.facts,
-            runs=f.runs,
-        )
+        return from_record(ForgetUserPayload, f)
 
 
 Consolidate = Annotated[

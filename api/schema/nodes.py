@@ -7,19 +7,27 @@ relation, not one per node.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
+from typing import Any, Generic, TypeVar
 
 import strawberry
+from strawberry.dataloader import DataLoader
 
 from api.context import Context
+from api.loaders import Loaders
 from api.schema.decorators import resolver
+from api.schema.records import from_record
 from graph import models
 from graph.models import Provenance, Replacement
 from graph.vocabulary import FACT_KINDS, FACT_STATUSES
 
 Info = strawberry.Info[Context, None]
 ID = strawberry.ID
+M = TypeVar("M")
+N = TypeVar("N", covariant=True)
 
 
 # Built from the vocabulary (graph/vocabulary.py): one member per word, named by it in capitals.
@@ -52,19 +60,7 @@ class Interaction(Node):
 
     @staticmethod
     def of(m: models.Interaction) -> Interaction:
-        return Interaction(
-            id=ID(m.id),
-            user_id=ID(m.user_id),
-            session_id=m.session_id,
-            speaker=m.speaker,
-            text=m.text,
-            occurred_at=m.occurred_at,
-            seq=m.seq,
-            consolidated=m.consolidated,
-            consolidated_at=m.consolidated_at,
-            source_ref=m.source_ref,
-            known_pending=m.pending,
-        )
+        return from_record(Interaction, m, known_pending=m.pending)
 
     @resolver(
         description=(
@@ -115,19 +111,7 @@ class Episode(Node):
 
     @staticmethod
     def of(m: models.Episode) -> Episode:
-        return Episode(
-            id=ID(m.id),
-            user_id=ID(m.user_id),
-            title=m.title,
-            summary=m.summary,
-            version=m.version,
-            current=m.current,
-            first_at=m.first_at,
-            last_at=m.last_at,
-            valid_from=m.valid_from,
-            superseded_at=m.superseded_at,
-            created_at=m.created_at,
-        )
+        return from_record(Episode, m)
 
     @resolver(description="The interactions this version was made from, in stream order.")
     async def sources(self, info: Info) -> list[EpisodeSource]:
@@ -229,16 +213,8 @@ class Fact(Node):
 
     @staticmethod
     def of(m: models.Fact) -> Fact:
-        return Fact(
-            id=ID(m.id),
-            user_id=ID(m.user_id),
-            text=m.text,
-            kind=FactKind(m.kind if m.kind in FACT_KINDS else "other"),
-            status=FactStatus(m.status),
-            valid_from=m.valid_from,
-            valid_to=m.valid_to,
-            created_at=m.created_at,
-        )
+        kind = FactKind(m.kind if m.kind in FACT_KINDS else "other")
+        return from_record(Fact, m, kind=kind, status=FactStatus(m.status))
 
     @resolver(description="The episode versions and exact interactions it was derived from.")
     async def derived_from(self, info: Info) -> FactSources:
@@ -289,22 +265,7 @@ class ConsolidationRun(Node):
 
     @staticmethod
     def of(m: models.ConsolidationRun) -> ConsolidationRun:
-        return ConsolidationRun(
-            id=ID(m.id),
-            user_id=ID(m.user_id),
-            op=m.op,
-            trigger=m.trigger or "",
-            provider=m.provider,
-            model=m.model,
-            status=m.status,
-            prompt_tokens=m.prompt_tokens,
-            completion_tokens=m.completion_tokens,
-            latency_ms=m.latency_ms,
-            neighbor_count=m.neighbor_count,
-            threshold=m.threshold,
-            at=m.at,
-            error=m.error,
-        )
+        return from_record(ConsolidationRun, m, trigger=m.trigger or "")
 
     @resolver(description="The memory nodes it read.")
     async def read(self, info: Info) -> list[Node]:
@@ -315,23 +276,36 @@ class ConsolidationRun(Node):
         return await load_nodes(info, (await info.context.loaders.run_links.load(self.id)).produced)
 
 
+@dataclass(frozen=True)
+class NodeKind(Generic[M, N]):
+    """One kind of memory node: its name in errors, its id prefix, its loader and its type."""
+
+    name: str
+    prefix: str
+    loader: Callable[[Loaders], DataLoader[str, M | None]]
+    of: Callable[[M], N]
+    type: type[N]
+
+    async def load(self, info: Info, node_id: str) -> N | None:
+        found = await self.loader(info.context.loaders).load(node_id)
+        return self.of(found) if found is not None else None
+
+
+INTERACTIONS = NodeKind(
+    "interaction", "int", lambda loaders: loaders.interactions, Interaction.of, Interaction
+)
+EPISODES = NodeKind("episode", "epi", lambda loaders: loaders.episodes, Episode.of, Episode)
+FACTS = NodeKind("fact", "fact", lambda loaders: loaders.facts, Fact.of, Fact)
+RUNS = NodeKind(
+    "consolidation run", "run", lambda loaders: loaders.runs, ConsolidationRun.of, ConsolidationRun
+)
+_BY_PREFIX: dict[str, NodeKind[Any, Node]] = {k.prefix: k for k in (INTERACTIONS, EPISODES, FACTS, RUNS)}
+
+
 async def load_node(info: Info, node_id: str) -> Node | None:
     """Any memory node by id, dispatched on its prefix; None for unknown or foreign ids."""
-    loaders = info.context.loaders
-    prefix = node_id.split("_", 1)[0]
-    if prefix == "int":
-        interaction = await loaders.interactions.load(node_id)
-        return Interaction.of(interaction) if interaction else None
-    if prefix == "epi":
-        episode = await loaders.episodes.load(node_id)
-        return Episode.of(episode) if episode else None
-    if prefix == "fact":
-        fact = await loaders.facts.load(node_id)
-        return Fact.of(fact) if fact else None
-    if prefix == "run":
-        found = await loaders.runs.load(node_id)
-        return ConsolidationRun.of(found) if found else None
-    return None
+    kind = _BY_PREFIX.get(node_id.split("_", 1)[0])
+    return await kind.load(info, node_id) if kind is not None else None
 
 
 async def load_nodes(info: Info, ids: list[str]) -> list[Node]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import Annotated, Any, TypeVar, cast
 
 import strawberry
 
 from api.errors import not_found
+from api.schema.connections import After, First
 from api.schema.decorators import resolver
 from api.schema.explorer import (
     ForgetInteractionPreview,
@@ -15,10 +16,22 @@ from api.schema.explorer import (
     UserConnection,
     Viewer,
     user_connection,
+    user_of,
 )
-from api.schema.nodes import ID, ConsolidationRun, Episode, Fact, Info, Interaction, Node, load_node
+from api.schema.nodes import (
+    EPISODES,
+    FACTS,
+    ID,
+    INTERACTIONS,
+    RUNS,
+    Info,
+    Node,
+    NodeKind,
+    load_node,
+)
 from api.schema.recall import Answer, BudgetInput, Recall
-from api.schema.user import After, AsOf, First, User
+from api.schema.records import from_record
+from api.schema.user import AsOf, User
 from graph.errors import NotFound
 
 
@@ -31,11 +44,27 @@ async def require_user(info: Info, user_id: str) -> User:
     found = await asyncio.shield(info.context.loaders.users.load(user_id))
     if found is None:
         raise not_found("user", user_id)
-    return User(id=ID(found.id), created_at=found.created_at)
+    return user_of(found)
 
 
 UserId = Annotated[ID, strawberry.argument(description="The user, within the caller's tenant.")]
 NodeId = Annotated[ID, strawberry.argument(description="The node's id.")]
+N = TypeVar("N")
+
+
+def _by_id(kind: NodeKind[Any, N], description: str) -> N | None:
+    """A field reading one node of a kind by id; NOT_FOUND when it is unknown or another tenant's."""
+
+    # Returns `object` to strawberry, which takes the field's type from `graphql_type` instead
+    # (a type variable there would make the field generic).
+    async def resolve(info: Info, id: NodeId) -> object:
+        found = await kind.load(info, id)
+        if found is None:
+            raise not_found(kind.name, id)
+        return found
+
+    field = strawberry.field(resolver=resolve, graphql_type=kind.type | None, description=description)
+    return cast("N | None", field)  # what the field resolves to, as strawberry's own typing has it
 
 
 @strawberry.type(description="Reading memory.")
@@ -148,42 +177,12 @@ class Query:
         owner = info.context.owner(id)
         if await info.context.loaders.users.load(id) is None:
             return None
-        counts = await info.context.services.forgetter.preview_user(owner)
-        return ForgetUserPreview(
-            user_id=ID(counts.user_id),
-            interactions=counts.interactions,
-            episodes=counts.episodes,
-            facts=counts.facts,
-            runs=counts.runs,
-        )
+        return from_record(ForgetUserPreview, await info.context.services.forgetter.preview_user(owner))
 
-    @resolver(description="A fact by id, with its provenance and history.")
-    async def fact(self, info: Info, id: NodeId) -> Fact | None:
-        found = await info.context.loaders.facts.load(id)
-        if found is None:
-            raise not_found("fact", id)
-        return Fact.of(found)
-
-    @resolver(description="An episode version by id, with its other versions.")
-    async def episode(self, info: Info, id: NodeId) -> Episode | None:
-        found = await info.context.loaders.episodes.load(id)
-        if found is None:
-            raise not_found("episode", id)
-        return Episode.of(found)
-
-    @resolver(description="An interaction by id, with what memory derived from it.")
-    async def interaction(self, info: Info, id: NodeId) -> Interaction | None:
-        found = await info.context.loaders.interactions.load(id)
-        if found is None:
-            raise not_found("interaction", id)
-        return Interaction.of(found)
-
-    @resolver(description="A consolidation run by id.")
-    async def consolidation_run(self, info: Info, id: NodeId) -> ConsolidationRun | None:
-        found = await info.context.loaders.runs.load(id)
-        if found is None:
-            raise not_found("consolidation run", id)
-        return ConsolidationRun.of(found)
+    fact = _by_id(FACTS, description="A fact by id, with its provenance and history.")
+    episode = _by_id(EPISODES, description="An episode version by id, with its other versions.")
+    interaction = _by_id(INTERACTIONS, description="An interaction by id, with what memory derived from it.")
+    consolidation_run = _by_id(RUNS, description="A consolidation run by id.")
 
     @resolver(description="Any memory node by its globally unique id (Relay).")
     async def node(self, info: Info, id: NodeId) -> Node | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
+from typing import Protocol
 
 import strawberry
 
@@ -44,8 +45,13 @@ class BudgetInput:
         return engine_types.Budgets(self.subconscious, self.episodic, self.semantic)
 
 
-async def _sources(info: Info, ids: list[str]) -> list[Interaction]:
-    return [node for node in await load_nodes(info, ids) if isinstance(node, Interaction)]
+class _Sourced(Protocol):
+    source_ids: list[ID]
+
+
+async def _sources(root: _Sourced, info: Info) -> list[Interaction]:
+    """The resolver of every `sources` field: the interactions its object's source_ids name."""
+    return [node for node in await load_nodes(info, list(root.source_ids)) if isinstance(node, Interaction)]
 
 
 @strawberry.type(description="A raw interaction recalled by similarity.")
@@ -59,10 +65,7 @@ class EpisodeHit:
     score: float = strawberry.field(description="Cosine similarity to the query (0 if found lexically only).")
     episode: Episode = strawberry.field(description="The episode version.")
     source_ids: list[ID] = strawberry.field(description="Ids of its source interactions.")
-
-    @resolver(description="Its source interactions (provenance).")
-    async def sources(self, info: Info) -> list[Interaction]:
-        return await _sources(info, list(self.source_ids))
+    sources = strawberry.field(resolver=_sources, description="Its source interactions (provenance).")
 
 
 @strawberry.type(description="A fact recalled by similarity, with the interactions that state it.")
@@ -70,10 +73,7 @@ class FactHit:
     score: float = strawberry.field(description="Cosine similarity to the query (0 if found lexically only).")
     fact: Fact = strawberry.field(description="The fact.")
     source_ids: list[ID] = strawberry.field(description="Ids of the interactions that state it.")
-
-    @resolver(description="The interactions that state it (provenance).")
-    async def sources(self, info: Info) -> list[Interaction]:
-        return await _sources(info, list(self.source_ids))
+    sources = strawberry.field(resolver=_sources, description="The interactions that state it (provenance).")
 
 
 @strawberry.enum(description="The memory layer a piece of evidence comes from.")
@@ -92,10 +92,7 @@ class ContextItem:
     score: float = strawberry.field(description="Cosine similarity to the query (0 if found lexically only).")
     rank_score: float = strawberry.field(description="Its score in the fused ranking across layers.")
     source_ids: list[ID] = strawberry.field(description="Interactions it rests on (itself, for a turn).")
-
-    @resolver(description="The interactions it rests on (provenance).")
-    async def sources(self, info: Info) -> list[Interaction]:
-        return await _sources(info, list(self.source_ids))
+    sources = strawberry.field(resolver=_sources, description="The interactions it rests on (provenance).")
 
 
 @strawberry.type(description="Evidence from all three layers within a token budget, ready for a prompt.")

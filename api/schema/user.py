@@ -8,41 +8,12 @@ from typing import Annotated
 import strawberry
 
 from api.errors import not_found
-from api.schema.connections import Connection, connection, page_request
+from api.schema.connections import listing
 from api.schema.decorators import resolver
-from api.schema.nodes import ID, ConsolidationRun, Episode, Fact, FactStatus, Info, Interaction
-from graph.models import PageRequest
+from api.schema.nodes import EPISODES, FACTS, ID, INTERACTIONS, RUNS, FactStatus, Info
+from graph import models
+from graph.models import Page, PageRequest
 from graph.models import UserStats as UserStatsRecord
-
-# Arguments every connection takes (Relay plus a time window on the listing's own time field).
-First = Annotated[int | None, strawberry.argument(description="Page size, reading forward.")]
-After = Annotated[str | None, strawberry.argument(description="Start after this cursor.")]
-Last = Annotated[int | None, strawberry.argument(description="Page size, reading backward.")]
-Before = Annotated[str | None, strawberry.argument(description="End before this cursor.")]
-Since = Annotated[datetime | None, strawberry.argument(description="Only items at or after this time.")]
-Until = Annotated[datetime | None, strawberry.argument(description="Only items before this time.")]
-
-
-def _page(
-    info: Info,
-    first: int | None,
-    after: str | None,
-    last: int | None,
-    before: str | None,
-    since: datetime | None,
-    until: datetime | None,
-) -> PageRequest:
-    """A connection's cursor and time-window arguments, bounded by the configured page size."""
-    return page_request(
-        first=first,
-        after=after,
-        last=last,
-        before=before,
-        since=since,
-        until=until,
-        max_size=info.context.services.settings.max_page_size,
-    )
-
 
 AsOf = Annotated[
     datetime | None,
@@ -80,79 +51,51 @@ class User:
             raise not_found("user", self.id)
         return UserStats.of(found)
 
-    @resolver(description="Interactions in stream order; time filters apply to occurredAt.")
+    @listing(INTERACTIONS, description="Interactions in stream order; time filters apply to occurredAt.")
     async def interactions(
         self,
         info: Info,
-        first: First = None,
-        after: After = None,
-        last: Last = None,
-        before: Before = None,
-        since: Since = None,
-        until: Until = None,
+        request: PageRequest,
         consolidated: Annotated[
             bool | None, strawberry.argument(description="Only (un)consolidated interactions.")
         ] = None,
         session_id: Annotated[str | None, strawberry.argument(description="Only this session.")] = None,
-    ) -> Connection[Interaction]:
-        request = _page(info, first, after, last, before, since, until)
-        page = await info.context.services.audit.interaction_page(
+    ) -> Page[models.Interaction]:
+        return await info.context.services.audit.interaction_page(
             info.context.owner(self.id), request, consolidated=consolidated, session_id=session_id
         )
-        return connection(page, request, Interaction.of)
 
-    @resolver(description="Episode versions in valid-time order; time filters apply to validFrom.")
+    @listing(EPISODES, description="Episode versions in valid-time order; time filters apply to validFrom.")
     async def episodes(
         self,
         info: Info,
-        first: First = None,
-        after: After = None,
-        last: Last = None,
-        before: Before = None,
-        since: Since = None,
-        until: Until = None,
+        request: PageRequest,
         current: Annotated[
             bool | None, strawberry.argument(description="Only current (true) or old (false) versions.")
         ] = None,
         as_of: AsOf = None,
-    ) -> Connection[Episode]:
-        request = _page(info, first, after, last, before, since, until)
-        page = await info.context.services.audit.episode_page(
+    ) -> Page[models.Episode]:
+        return await info.context.services.audit.episode_page(
             info.context.owner(self.id), request, current=current, as_of=as_of
         )
-        return connection(page, request, Episode.of)
 
-    @resolver(description="Facts in valid-time order; time filters apply to validFrom.")
+    @listing(FACTS, description="Facts in valid-time order; time filters apply to validFrom.")
     async def facts(
         self,
         info: Info,
-        first: First = None,
-        after: After = None,
-        last: Last = None,
-        before: Before = None,
-        since: Since = None,
-        until: Until = None,
+        request: PageRequest,
         status: Annotated[FactStatus | None, strawberry.argument(description="Only this status.")] = None,
         as_of: AsOf = None,
-    ) -> Connection[Fact]:
-        request = _page(info, first, after, last, before, since, until)
-        page = await info.context.services.audit.fact_page(
+    ) -> Page[models.Fact]:
+        return await info.context.services.audit.fact_page(
             info.context.owner(self.id), request, status=status.value if status else None, as_of=as_of
         )
-        return connection(page, request, Fact.of)
 
-    @resolver(description="Consolidation and answer runs in time order; time filters apply to at.")
+    @listing(RUNS, description="Consolidation and answer runs in time order; time filters apply to at.")
     async def consolidation_runs(
         self,
         info: Info,
-        first: First = None,
-        after: After = None,
-        last: Last = None,
-        before: Before = None,
-        since: Since = None,
-        until: Until = None,
+        request: PageRequest,
         op: Annotated[str | None, strawberry.argument(description="Only runs of this operation.")] = None,
-    ) -> Connection[ConsolidationRun]:
-        request = _page(info, first, after, last, before, since, until)
-        page = await info.context.services.audit.run_page(info.context.owner(self.id), request, op=op)
-        return connection(page, request, ConsolidationRun.of)
+    ) -> Page[models.ConsolidationRun]:
+        return await info.context.services.audit.run_page(info.context.owner(self.id), request, op=op)

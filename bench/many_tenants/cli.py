@@ -32,6 +32,7 @@ import time
 import uuid
 from pathlib import Path
 
+from bench.arguments import add_settle_limit
 from bench.commands import shown_command
 from bench.machine import machine_info
 from bench.many_tenants.measure import TOKENS
@@ -56,7 +57,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--warmup-rounds", type=int, default=2, help="unmeasured passes before them")
     p.add_argument("--baseline-warmup-s", type=float, default=180.0, help="warm-up before the baseline")
     p.add_argument("--neo4j-pid", type=int, default=None, help="local Neo4j's pid: settle before measuring")
-    p.add_argument("--settle-limit", type=float, default=180.0, help="seconds to wait at most for it")
+    add_settle_limit(p, 180.0)
     p.add_argument("--checkpoints", default="0.1,0.5,1.0", help="shares of the load to measure after")
     p.add_argument("--writers", type=int, default=3, help="concurrent write_batch calls")
     p.add_argument("--ingest-limit", type=float, default=1800.0, help="seconds of loading at most")

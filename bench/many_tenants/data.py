@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bench.population import Population
 from consolidation.embedders import Vectors
 from graph.models import Owner
 
@@ -39,23 +40,12 @@ _FRAMES = (
 )
 
 
-@dataclass(frozen=True)
-class Layout:
-    name: str
-    users: int
-    per_user: int
-
-    @property
-    def interactions(self) -> int:
-        return self.users * self.per_user
-
-
-def parse_layouts(spec: str) -> list[Layout]:
+def parse_layouts(spec: str) -> list[Population]:
     """`10000x100,1000x1000` -> layouts named by their shape."""
     layouts = []
     for part in spec.split(","):
         users, per_user = (int(v) for v in part.lower().split("x"))
-        layouts.append(Layout(f"{users}x{per_user}", users, per_user))
+        layouts.append(Population(f"{users}x{per_user}", users, per_user))
     return layouts
 
 
@@ -108,7 +98,7 @@ class Generator:
         self.users_per_tenant = users_per_tenant
         self.topics = Topics(seed)
 
-    def user(self, layout_index: int, layout: Layout, index: int) -> User:
+    def user(self, layout_index: int, layout: Population, index: int) -> User:
         rng = np.random.default_rng([self.seed, layout_index + 1, index])
         tenant = f"mt-{self.run_id}-{layout.name}-{index // self.users_per_tenant:04d}"
         favourites = [int(t) for t in rng.choice(TOPICS, size=TOPICS_PER_USER, replace=False)]

@@ -9,8 +9,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from bench.many_tenants.data import Generator, Layout, User
+from bench.many_tenants.data import Generator, User
 from bench.many_tenants.stats import log
+from bench.population import Population
 from consolidation.embedders import Vectors
 from consolidation.embedders.hashing import HashingEmbedder
 from graph.interactions import MAX_BATCH, InteractionStore
@@ -47,7 +48,7 @@ class Loader:
     store: InteractionStore
     embedder: HashingEmbedder
     generator: Generator
-    layouts: list[Layout]
+    layouts: list[Population]
     writers: int
     deadline: float
     loaded: int = 0

@@ -13,11 +13,12 @@ from collections import deque
 import numpy as np
 from pydantic import SecretStr
 
-from bench.many_tenants.data import Generator, Layout, User, parse_layouts
+from bench.many_tenants.data import Generator, User, parse_layouts
 from bench.many_tenants.loading import Loader, write_user
 from bench.many_tenants.measure import MODES, RecordingSearch, measure, warm_up
 from bench.many_tenants.results import Checkpoint, LayoutRecord, Measurements, P99Judgment, Targets
 from bench.many_tenants.stats import log
+from bench.population import Population
 from bench.processes import settle
 from consolidation.embedders.hashing import HashingEmbedder
 from consolidation.engine import MemoryEngine
@@ -111,7 +112,7 @@ async def _checkpoints(
 
 
 async def _load_probes(
-    loader: Loader, generator: Generator, layouts: list[Layout], args: argparse.Namespace
+    loader: Loader, generator: Generator, layouts: list[Population], args: argparse.Namespace
 ) -> dict[str, list[User]]:
     """The probe users, written first and kept (vectors and queries) for the exact answers."""
     probes: dict[str, list[User]] = {}
@@ -128,7 +129,7 @@ async def _load_probes(
     return probes
 
 
-def _layout_record(layout: Layout) -> LayoutRecord:
+def _layout_record(layout: Population) -> LayoutRecord:
     return {
         "name": layout.name,
         "users": layout.users,

@@ -33,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.arguments import add_flag, add_settle_limit, add_switch
 from bench.commands import shown_command
 from bench.machine import loadavg, machine_info
 from bench.service.analysis import (
@@ -84,36 +85,25 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="requests of each kind run first, unmeasured, so that a just-started Neo4j is warm (0: none)",
     )
     parser.add_argument("--max-batch", type=int, default=1000, help="RECMEM_API_MAX_BATCH and the batch size")
-    parser.add_argument(
-        "--settle-limit",
-        type=float,
-        default=900.0,
-        help="seconds to wait at most for Neo4j to go idle after a load, before measuring recall",
-    )
+    add_settle_limit(parser, 900.0)
     parser.add_argument(
         "--gated-batch", type=int, default=2000, help="also ingest this many with the gate on (0: skip)"
     )
-    parser.add_argument("--profile", action=argparse.BooleanOptionalAction, default=True)
+    add_switch(parser, "--profile")
     parser.add_argument("--profile-n", type=int, default=100)
-    parser.add_argument(
-        "--floors",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="measure the database floors (the same statements straight through the driver)",
+    add_switch(
+        parser, "--floors", "measure the database floors (the same statements straight through the driver)"
     )
     parser.add_argument("--floor-n", type=int, default=200, help="samples of each floor (and its request)")
     parser.add_argument(
         "--sweep-writers", default="1,2,4,8,16", help="concurrency sweep levels ('' skips it)"
     )
     parser.add_argument("--sweep-seconds", type=float, default=20.0, help="duration of each sweep level")
-    parser.add_argument(
-        "--sweep-compare",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="run the sweep again with group commit off (RECMEM_GROUP_COMMIT_WAIT_MS=0)",
+    add_switch(
+        parser, "--sweep-compare", "run the sweep again with group commit off (RECMEM_GROUP_COMMIT_WAIT_MS=0)"
     )
     parser.add_argument("--group-commit-ms", type=float, default=1.0, help="RECMEM_GROUP_COMMIT_WAIT_MS")
-    parser.add_argument("--sweep-only", action="store_true", help="only the concurrency sweep")
+    add_flag(parser, "--sweep-only", "only the concurrency sweep")
     parser.add_argument("--chart", help="PNG path (default: the output's path with .png)")
     parser.add_argument("--output", default=str(DEFAULT_OUTPUT))
     parser.add_argument(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from neo4j import READ_ACCESS, AsyncManagedTransaction
@@ -75,84 +76,81 @@ async def driver_floors(
     db = RecordingDatabase.connect(settings.neo4j)
     assert isinstance(db, RecordingDatabase)
     engine = build_engine(db, settings)
-    out: DriverFloors = {"n": n}
+    run = FloorRun({"n": n}, db, engine, salads, n, http)
     try:
-        owner = Owner(tenant=tenant, user_id=f"floor-{uuid.uuid4().hex[:6]}")
-        await _remember_floor(out, db, engine, owner, salads, n, http)
+        await _remember_floor(run, Owner(tenant=tenant, user_id=f"floor-{uuid.uuid4().hex[:6]}"))
         if recall_user is not None:
-            await _recall_floor(out, db, engine, Owner(tenant=tenant, user_id=recall_user), salads, n, http)
-        return out
+            await _recall_floor(run, Owner(tenant=tenant, user_id=recall_user))
+        return run.out
     finally:
         await db.close()
 
 
-async def _remember_floor(
-    out: DriverFloors,
-    db: RecordingDatabase,
-    engine: MemoryEngine,
-    owner: Owner,
-    salads: Salads,
-    n: int,
-    http: Client | None,
-) -> None:
+@dataclass
+class FloorRun:
+    """What both floors measure with, and `out`, which they fill."""
+
+    out: DriverFloors
+    db: RecordingDatabase
+    engine: MemoryEngine
+    salads: Salads
+    n: int
+    http: Client | None
+
+
+async def _remember_floor(run: FloorRun, owner: Owner) -> None:
     writes: list[float] = []
     remembers: list[float] = []
     remember_http = 0.0
     statements: list[Statement] = []
-    for i in range(n + WARM):
-        if http is not None:
-            variables = {"input": remember_input(salads, f"{owner.user_id}-http", i, session="p")}
-            remember_http = http.call(REMEMBER, variables)[1]
-        db.sent.clear()
+    for i in range(run.n + WARM):
+        if run.http is not None:
+            variables = {"input": remember_input(run.salads, f"{owner.user_id}-http", i, session="p")}
+            remember_http = run.http.call(REMEMBER, variables)[1]
+        run.db.sent.clear()
         # What the service sends for a single remember (its generated sourceRef included).
-        unit = Unit(text=salads.text(), speaker="user", session_id="p", source_ref=f"recmem:{uuid.uuid4()}")
-        await engine.remember(owner, unit, consolidate=False)
-        statements = [(sent.name, sent.params) for sent in db.sent]
+        unit = Unit(
+            text=run.salads.text(), speaker="user", session_id="p", source_ref=f"recmem:{uuid.uuid4()}"
+        )
+        await run.engine.remember(owner, unit, consolidate=False)
+        statements = [(sent.name, sent.params) for sent in run.db.sent]
         fresh = [(name, fresh_ids(params)) for name, params in statements]
         start = time.perf_counter()
-        await _driver_write(db, fresh)
+        await _driver_write(run.db, fresh)
         if i >= WARM:
             writes.append((time.perf_counter() - start) * 1000)
-            if http is not None:
+            if run.http is not None:
                 remembers.append(remember_http)
-    out["remember_write"] = _with_statements(summary(writes), [name for name, _ in statements])
+    run.out["remember_write"] = _with_statements(summary(writes), [name for name, _ in statements])
     if remembers:
-        out["remember_http_interleaved"] = summary(remembers)
+        run.out["remember_http_interleaved"] = summary(remembers)
 
 
-async def _recall_floor(
-    out: DriverFloors,
-    db: RecordingDatabase,
-    engine: MemoryEngine,
-    reader: Owner,
-    salads: Salads,
-    n: int,
-    http: Client | None,
-) -> None:
+async def _recall_floor(run: FloorRun, reader: Owner) -> None:
     reads: list[float] = []
     names: list[str] = []
     recalls: list[float] = []
     recall_http = 0.0
-    for i in range(n + WARM):
-        query = salads.query()
-        if http is not None:
+    for i in range(run.n + WARM):
+        query = run.salads.query()
+        if run.http is not None:
             asked: Params = {"userId": reader.user_id, "query": query, "budget": BUDGETS}
-            recall_http = http.call(RECALL, asked)[1]
-        db.sent.clear()
-        await engine.recall(reader, query, budgets=Budgets(**BUDGETS))
-        grouped = waves(list(db.sent))
+            recall_http = run.http.call(RECALL, asked)[1]
+        run.db.sent.clear()
+        await run.engine.recall(reader, query, budgets=Budgets(**BUDGETS))
+        grouped = waves(list(run.db.sent))
         names = [name for wave in grouped for name, _ in wave]
         start = time.perf_counter()
         for wave in grouped:
-            await asyncio.gather(*(_driver_read(db, name, params) for name, params in wave))
+            await asyncio.gather(*(_driver_read(run.db, name, params) for name, params in wave))
         if i >= WARM:
             reads.append((time.perf_counter() - start) * 1000)
-            if http is not None:
+            if run.http is not None:
                 recalls.append(recall_http)
     if recalls:
-        out["recall_http_interleaved"] = summary(recalls)
-    out["recall_reads"] = _with_statements(summary(reads), names)
-    out["recall_reads"]["note"] = (
+        run.out["recall_http_interleaved"] = summary(recalls)
+    run.out["recall_reads"] = _with_statements(summary(reads), names)
+    run.out["recall_reads"]["note"] = (
         "statements issued together by the engine run together here too (the API "
         "checks the user, one more read, only when a recall finds nothing)"
     )

@@ -4,43 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
-
 from bench.processes import cpu_seconds
+from bench.serve_process import ServeProcess, environment_without_recmem, free_port, serving
 from bench.service.results import CpuMs
 from bench.service.stats import log
 
-RECMEM = str(Path(sys.executable).parent / "recmem")
 READY_WITHIN_S = 180
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def proc_status(pid: int) -> dict[str, int]:
-    """VmHWM / VmRSS in kB from /proc (psutil is not a dependency)."""
-    out: dict[str, int] = {}
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key in ("VmHWM", "VmRSS"):
-                out[key] = int(value.split()[0])
-    except OSError:
-        pass
-    return out
 
 
 @dataclass
@@ -124,22 +98,10 @@ def resolve_target(uri: str | None, password: str | None, home: str | None) -> T
     return Target(uri, password, home_path)
 
 
-@dataclass
-class Service:
-    process: subprocess.Popen[bytes]
-    base: str
-    env: dict[str, str]
-    log_path: Path
-
-    def memory(self) -> dict[str, int]:
-        return proc_status(self.process.pid)
-
-
 def service_env(
     target: Target, embedder: str, mode: str, port: int, max_batch: int, extra: dict[str, str] | None = None
 ) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RECMEM_")}
-    env |= target.env()
+    env = environment_without_recmem() | target.env()
     env |= {
         "RECMEM_API_PORT": str(port),
         "RECMEM_API_RATE_LIMIT_PER_S": "0",
@@ -167,51 +129,13 @@ def running_service(
     workdir: Path,
     on_spawn: Callable[[], None] = lambda: None,
     extra_env: dict[str, str] | None = None,
-) -> Iterator[Service]:
+) -> Iterator[ServeProcess]:
     port = free_port()
     env = service_env(target, embedder, mode, port, max_batch, extra_env)
-    log_path = workdir / f"serve-{embedder}-{mode}-{port}.log"
-    with log_path.open("wb") as out:
-        process = subprocess.Popen(
-            [RECMEM, "serve", "--log-level", "warning"],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            cwd=workdir,
-        )
-    service = Service(process, f"http://127.0.0.1:{port}", env, log_path)
-    try:
-        on_spawn()  # work that can overlap the service's start-up
-        _wait_ready(service)
-        log(f"service up: {embedder}/{mode} pid {process.pid} port {port}")
+    log_name = f"serve-{embedder}-{mode}-{port}.log"
+    with serving(env, workdir, log_name, ready_within_s=READY_WITHIN_S, on_spawn=on_spawn) as service:
+        log(f"service up: {embedder}/{mode} pid {service.process.pid} port {port}")
         yield service
-    finally:
-        _stop(process)
-
-
-def _wait_ready(service: Service) -> None:
-    deadline = time.monotonic() + READY_WITHIN_S
-    while True:
-        if service.process.poll() is not None:
-            raise RuntimeError(f"recmem serve exited early:\n{service.log_path.read_text()[-3000:]}")
-        try:
-            if httpx.get(f"{service.base}/readyz", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"recmem serve not ready:\n{service.log_path.read_text()[-3000:]}")
-        time.sleep(0.3)
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def create_key(target: Target, tenant: str) -> str:

@@ -11,17 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from bench.processes import settle
+from bench.processes import proc_status, settle
+from bench.serve_process import ServeProcess
 from bench.service.client import Client
 from bench.service.floors import driver_floors
 from bench.service.load import load_user, measure_recall, measure_remember, warm_up
 from bench.service.process import (
-    Service,
     Target,
     cpu_meter,
     create_key,
     neo4j_pid,
-    proc_status,
     running_service,
 )
 from bench.service.profile import profile_in_process
@@ -104,10 +103,10 @@ class EmbedderBench:
                 client.close()
             self.result["services"].append(self._memory(mode, service, memory_before))
 
-    def _pids(self, service: Service) -> dict[str, int | None]:
+    def _pids(self, service: ServeProcess) -> dict[str, int | None]:
         return {"service": service.process.pid, "neo4j": self.neo_pid, "client": os.getpid()}
 
-    def _measure(self, index: int, mode: Mode, service: Service, client: Client) -> None:
+    def _measure(self, index: int, mode: Mode, service: ServeProcess, client: Client) -> None:
         options, label = self.options, f"[{self.embedder}/{mode}]"
         if index == 0 and options.neo4j_warmup > 0:
             log(f"{label} warm-up: {options.neo4j_warmup} requests a kind, unmeasured")
@@ -129,7 +128,7 @@ class EmbedderBench:
                 self._floors(mode, client)
                 self.checkpoint(self.result)
 
-    def _loads_and_recalls(self, mode: Mode, service: Service, client: Client) -> None:
+    def _loads_and_recalls(self, mode: Mode, service: ServeProcess, client: Client) -> None:
         loads: dict[str, LoadResult] = {}
         recalls: dict[str, RecallResult] = {}
         for size in self.sizes:
@@ -152,7 +151,7 @@ class EmbedderBench:
         self.checkpoint(self.result)
 
     def _size(
-        self, mode: Mode, service: Service, client: Client, size: int
+        self, mode: Mode, service: ServeProcess, client: Client, size: int
     ) -> tuple[LoadResult, RecallResult]:
         """Load one recall user with `size` interactions, let Neo4j settle, measure its recall."""
         options, pids, user = self.options, self._pids(service), f"recall-{size}"
@@ -173,7 +172,7 @@ class EmbedderBench:
         log(f"  p50 {recall['latency']['p50_ms']} ms")
         return load, recall
 
-    def _gated(self, mode: Mode, service: Service, client: Client) -> LoadResult:
+    def _gated(self, mode: Mode, service: ServeProcess, client: Client) -> LoadResult:
         gated = self.options.gated_batch
         log(f"[{self.embedder}/{mode}] gated ingest {gated}")
         with cpu_meter(self._pids(service), gated) as cpu:
@@ -204,7 +203,7 @@ class EmbedderBench:
             log(f"floors failed: {error!r}")
             self.result["driver_floors"] = {"error": repr(error)}
 
-    def _memory(self, mode: Mode, service: Service, before: dict[str, int]) -> ServiceMemory:
+    def _memory(self, mode: Mode, service: ServeProcess, before: dict[str, int]) -> ServiceMemory:
         after = service.memory()
         neo = proc_status(self.neo_pid) if self.neo_pid else {}
         return {

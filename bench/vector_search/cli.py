@@ -26,10 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from bench.arguments import add_flag, add_settle_limit
 from bench.commands import shown_command
 from bench.machine import machine_info
+from bench.population import Population
 from bench.processes import settle
-from bench.vector_search.data import DIMENSION, Scenario, generate, load
+from bench.vector_search.data import DIMENSION, generate, load
 from bench.vector_search.measure import TARGETS, K, RecordingDatabase, measure
 from bench.vector_search.results import Measurements, ScenarioResult, ServerInfo
 from bench.vector_search.stats import log
@@ -63,20 +65,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--uri", help="Bolt URI (default: RECMEM_NEO4J_URI / Neo4jSettings)")
     p.add_argument("--password", help="password (default: RECMEM_NEO4J_PASSWORD or the local file)")
-    p.add_argument(
-        "--start-local",
-        action="store_true",
-        help="start (and afterwards stop) a local server at --home/--port",
-    )
+    add_flag(p, "--start-local", "start (and afterwards stop) a local server at --home/--port")
     p.add_argument("--home", type=Path, default=Path("/tmp/recmem-bench-neo4j"))
     p.add_argument("--port", type=int, default=7711)
     p.add_argument("--heap", default="3g")
     p.add_argument("--pagecache", default="3g")
-    p.add_argument(
-        "--keep-running",
-        action="store_true",
-        help="with --start-local: leave the server running (to --measure-only later)",
-    )
+    add_flag(p, "--keep-running", "with --start-local: leave the server running (to --measure-only later)")
     p.add_argument("--scenario", choices=["one_user", "many_users", "all"], default="all")
     p.add_argument("--one-user-n", type=int, default=100_000)
     p.add_argument("--users", type=int, default=1_000)
@@ -92,28 +86,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--batch", type=int, default=5_000, help="interactions per write_batch")
     p.add_argument("--load-concurrency", type=int, default=3)
     p.add_argument("--seed", type=int, default=42)
-    p.add_argument(
-        "--settle-limit",
-        type=float,
-        default=1800.0,
-        help="seconds to wait at most, after loading, for a local Neo4j to finish merging index segments",
-    )
+    add_settle_limit(p, 1800.0)
     p.add_argument(
         "--run-id", default=uuid.uuid4().hex[:8], help="tenant suffix (default: random, i.e. fresh tenants)"
     )
-    p.add_argument(
-        "--measure-only",
-        action="store_true",
-        help="skip loading: measure the tenants of an earlier --run-id and --seed",
-    )
+    add_flag(p, "--measure-only", "skip loading: measure the tenants of an earlier --run-id and --seed")
     args = p.parse_args(argv)
     return args
 
 
-def scenarios(args: argparse.Namespace) -> list[Scenario]:
+def scenarios(args: argparse.Namespace) -> list[Population]:
     chosen = {
-        "one_user": Scenario("one_user", 1, args.one_user_n),
-        "many_users": Scenario("many_users", args.users, args.per_user),
+        "one_user": Population("one_user", 1, args.one_user_n),
+        "many_users": Population("many_users", args.users, args.per_user),
     }
     return list(chosen.values()) if args.scenario == "all" else [chosen[args.scenario]]
 

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
+from bench.population import Population
 from bench.vector_search.stats import log
 from graph.interactions import InteractionStore
 from graph.models import NewInteraction, Owner
@@ -21,22 +22,11 @@ TOPICS = 1_000
 TOPIC_NOISE = 0.8
 
 
-@dataclass(frozen=True)
-class Scenario:
-    name: str
-    users: int
-    per_user: int
-
-    @property
-    def n_interactions(self) -> int:
-        return self.users * self.per_user
-
-
 @dataclass
 class Loaded:
     """A scenario as written: the tenant, and each user's vectors in seq order (row i = seq i+1)."""
 
-    scenario: Scenario
+    scenario: Population
     tenant: str
     vectors: list[np.ndarray] = field(default_factory=list)
     load_seconds: float = 0.0
@@ -92,7 +82,7 @@ async def load_user(store: InteractionStore, owner: Owner, vectors: np.ndarray, 
         await store.write_batch(owner, interactions(vectors[start:stop], start + 1))
 
 
-def generate(scenario: Scenario, run_id: str, seed: int, distribution: str = "uniform") -> Loaded:
+def generate(scenario: Population, run_id: str, seed: int, distribution: str = "uniform") -> Loaded:
     """The scenario's vectors, reproducible from the seed alone (so --measure-only can rebuild them)."""
     if distribution == "uniform":
         rng = np.random.default_rng([seed, scenario.users, scenario.per_user])

@@ -94,14 +94,12 @@ def summarize(loaded: Loaded, tally: Tally, reads: dict[str, int], trips_per_que
     s = loaded.scenario
     latencies = np.array(tally.latencies_ms)
     result: ScenarioResult = {
-        "n_interactions": s.n_interactions,
+        "n_interactions": s.interactions,
         "users": s.users,
         "per_user": s.per_user,
         "tenant": loaded.tenant,
         "load_seconds": round(loaded.load_seconds, 1) if loaded.load_seconds else None,
-        "load_rate_per_s": (
-            round(s.n_interactions / loaded.load_seconds, 1) if loaded.load_seconds else None
-        ),
+        "load_rate_per_s": (round(s.interactions / loaded.load_seconds, 1) if loaded.load_seconds else None),
         "queries": len(latencies),
         "p50_ms": round(float(np.percentile(latencies, 50)), 2),
         "p99_ms": round(float(np.percentile(latencies, 99)), 2),

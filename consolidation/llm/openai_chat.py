@@ -17,14 +17,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from openai.types.chat.completion_create_params import ResponseFormat
 from pydantic import BaseModel, ValidationError
 
-from consolidation.llm.types import (
-    ChatMessage,
-    LLMError,
-    LLMInvalidOutput,
-    LLMResult,
-    LLMUnavailable,
-    Usage,
-)
+from consolidation.llm import types as llm
 from consolidation.settings import LLMSettings
 
 M = TypeVar("M", bound=BaseModel)
@@ -54,16 +47,16 @@ class OpenAIChatModel:
         self.json_schema_supported = True
 
     async def structured(
-        self, messages: list[ChatMessage], response_model: type[M], *, task: str
-    ) -> LLMResult[M]:
+        self, messages: list[llm.ChatMessage], response_model: type[M], *, task: str
+    ) -> llm.LLMResult[M]:
         started = time.perf_counter()
-        conversation: list[ChatMessage] = list(messages)
-        spent: Usage | None = None
+        conversation: list[llm.ChatMessage] = list(messages)
+        spent: llm.Usage | None = None
         error = ""
         for _attempt in range(2):  # the first ask and one re-ask
             try:
                 reply, usage = await self._complete(conversation, response_model, task)
-            except LLMError as failure:
+            except llm.LLMError as failure:
                 failure.usage = _finish(spent, started) if spent else None
                 raise
             spent = usage if spent is None else spent + usage
@@ -77,15 +70,15 @@ class OpenAIChatModel:
                     {"role": "user", "content": _CORRECTION.format(error=error)},
                 ]
                 continue
-            return LLMResult(value=value, usage=_finish(spent, started))
-        raise LLMInvalidOutput(
+            return llm.LLMResult(value=value, usage=_finish(spent, started))
+        raise llm.LLMInvalidOutput(
             f"{task}: reply failed {response_model.__name__} twice: {error}",
             usage=_finish(spent, started) if spent else None,
         )
 
     async def _complete(
-        self, messages: list[ChatMessage], response_model: type[BaseModel], task: str
-    ) -> tuple[str, Usage]:
+        self, messages: list[llm.ChatMessage], response_model: type[BaseModel], task: str
+    ) -> tuple[str, llm.Usage]:
         """One completion (the client retries transient failures inside it)."""
         schema = response_model.model_json_schema()
         if self.json_schema_supported:
@@ -97,8 +90,8 @@ class OpenAIChatModel:
         return await self._request(_with_schema_note(messages, schema), {"type": "json_object"})
 
     async def _request(
-        self, messages: list[ChatMessage], response_format: ResponseFormat
-    ) -> tuple[str, Usage]:
+        self, messages: list[llm.ChatMessage], response_format: ResponseFormat
+    ) -> tuple[str, llm.Usage]:
         started = time.perf_counter()
         try:
             completion = await self._client.chat.completions.create(
@@ -141,17 +134,17 @@ def _rejects_json_schema(error: openai.BadRequestError) -> bool:
     return "response_format" in text or "json_schema" in text
 
 
-def _with_schema_note(messages: list[ChatMessage], schema: dict[str, Any]) -> list[ChatMessage]:
+def _with_schema_note(messages: list[llm.ChatMessage], schema: dict[str, Any]) -> list[llm.ChatMessage]:
     """Describe the schema in the system message (json_object mode carries no schema)."""
     note = _SCHEMA_NOTE.format(schema=json.dumps(schema, separators=(",", ":")))
     if messages and messages[0]["role"] == "system":
         # Merge rather than add a second system message: some chat templates reject two.
-        first: ChatMessage = {"role": "system", "content": f"{messages[0]['content']}\n\n{note}"}
+        first: llm.ChatMessage = {"role": "system", "content": f"{messages[0]['content']}\n\n{note}"}
         return [first, *messages[1:]]
     return [{"role": "system", "content": note}, *messages]
 
 
-def _to_param(message: ChatMessage) -> ChatCompletionMessageParam:
+def _to_param(message: llm.ChatMessage) -> ChatCompletionMessageParam:
     content = message["content"]
     if message["role"] == "system":
         return {"role": "system", "content": content}
@@ -167,11 +160,11 @@ def _content(completion: ChatCompletion) -> str:
     return completion.choices[0].message.content or ""
 
 
-def _usage(completion: ChatCompletion, model: str, started: float) -> Usage:
+def _usage(completion: ChatCompletion, model: str, started: float) -> llm.Usage:
     latency = (time.perf_counter() - started) * 1000
     reported = completion.usage
     # Some servers omit usage; zero is recorded rather than an invented estimate.
-    return Usage(
+    return llm.Usage(
         model=completion.model or model,
         prompt_tokens=reported.prompt_tokens if reported else 0,
         completion_tokens=reported.completion_tokens if reported else 0,
@@ -179,10 +172,10 @@ def _usage(completion: ChatCompletion, model: str, started: float) -> Usage:
     )
 
 
-def _finish(spent: Usage, started: float) -> Usage:
+def _finish(spent: llm.Usage, started: float) -> llm.Usage:
     """Summed usage with latency replaced by the whole operation's wall time (re-asks included)."""
     elapsed = (time.perf_counter() - started) * 1000
-    return Usage(spent.model, spent.prompt_tokens, spent.completion_tokens, elapsed, spent.calls)
+    return llm.Usage(spent.model, spent.prompt_tokens, spent.completion_tokens, elapsed, spent.calls)
 
 
 def _strip_fences(reply: str) -> str:
@@ -202,20 +195,20 @@ def _short(error: ValidationError) -> str:
     return details[:500]
 
 
-def _translate(error: openai.OpenAIError) -> LLMError:
+def _translate(error: openai.OpenAIError) -> llm.LLMError:
     """Map client errors to ours; the messages name status codes, never credentials."""
     if isinstance(error, openai.APITimeoutError):
-        return LLMUnavailable("LLM endpoint timed out", status="timeout")
+        return llm.LLMUnavailable("LLM endpoint timed out", status="timeout")
     if isinstance(error, openai.APIConnectionError):
-        return LLMUnavailable("LLM endpoint unreachable", status="unavailable")
+        return llm.LLMUnavailable("LLM endpoint unreachable", status="unavailable")
     if isinstance(error, openai.RateLimitError):
-        return LLMUnavailable("LLM endpoint rate-limited (429)", status="rate_limited")
+        return llm.LLMUnavailable("LLM endpoint rate-limited (429)", status="rate_limited")
     if isinstance(error, openai.APIStatusError):
         message = f"LLM endpoint answered HTTP {error.status_code}"
         if error.status_code >= 500 or error.status_code in (408, 409):
-            return LLMUnavailable(message, status="unavailable")
-        return LLMError(f"{message}: {_body_message(error)}", status="rejected")
-    return LLMError(f"LLM call failed: {type(error).__name__}", status="error")
+            return llm.LLMUnavailable(message, status="unavailable")
+        return llm.LLMError(f"{message}: {_body_message(error)}", status="rejected")
+    return llm.LLMError(f"LLM call failed: {type(error).__name__}", status="error")
 
 
 def _body_message(error: openai.APIStatusError) -> str:

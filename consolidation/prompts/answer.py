@@ -7,22 +7,22 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from consolidation.llm.types import ChatMessage
-from consolidation.prompts.common import PromptInput, UtcDatetime, chat, iso
+from consolidation.prompts import common
 
 TASK = "answer"
 
 __all__ = ["TASK", "AnswerDraft", "AnswerInput", "EvidenceItem", "keep_known_ids", "messages"]
 
 
-class EvidenceItem(PromptInput):
+class EvidenceItem(common.PromptInput):
     id: str
     text: str
-    at: UtcDatetime | None = None
+    at: common.UtcDatetime | None = None
 
 
-class AnswerInput(PromptInput):
+class AnswerInput(common.PromptInput):
     question: str
-    as_of: UtcDatetime | None = None
+    as_of: common.UtcDatetime | None = None
     facts: list[EvidenceItem] = Field(default_factory=list)
     episodes: list[EvidenceItem] = Field(default_factory=list)
     interactions: list[EvidenceItem] = Field(default_factory=list)
@@ -55,18 +55,18 @@ INSTRUCTION = "Answer the question. Reply with a JSON object holding `answer` an
 
 
 def _items(items: list[EvidenceItem]) -> list[dict[str, Any]]:
-    return [{"id": item.id, "at": iso(item.at), "text": item.text} for item in items]
+    return [{"id": item.id, "at": common.iso(item.at), "text": item.text} for item in items]
 
 
 def messages(inp: AnswerInput) -> list[ChatMessage]:
     payload = {
         "question": inp.question,
-        "as_of": iso(inp.as_of),
+        "as_of": common.iso(inp.as_of),
         "facts": _items(inp.facts),
         "episodes": _items(inp.episodes),
         "interactions": _items(inp.interactions),
     }
-    return chat(SYSTEM, INSTRUCTION, payload)
+    return common.chat(SYSTEM, INSTRUCTION, payload)
 
 
 def keep_known_ids(inp: AnswerInput, draft: AnswerDraft) -> AnswerDraft:

@@ -5,15 +5,15 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from consolidation.llm.types import ChatMessage
-from consolidation.prompts.common import STATEMENT_RULES, PromptInput, Turn, chat, turn_record
+from consolidation.prompts import common
 
 TASK = "create_episode"
 
-__all__ = ["TASK", "EpisodeDraft", "EpisodeInput", "Turn", "messages"]
+__all__ = ["TASK", "EpisodeDraft", "EpisodeInput", "messages"]
 
 
-class EpisodeInput(PromptInput):
-    turns: list[Turn] = Field(min_length=1, description="in time order")
+class EpisodeInput(common.PromptInput):
+    turns: list[common.Turn] = Field(min_length=1, description="in time order")
 
 
 class EpisodeDraft(BaseModel):
@@ -34,7 +34,7 @@ SYSTEM = (
     "and repeats.\n"
     "- Each sentence stands alone with its date, written like 8 May 2023 (not 2023-05-08): "
     '"On 8 May 2023 Caroline went to an LGBTQ support group."\n'
-    f"- {STATEMENT_RULES}\n"
+    f"- {common.STATEMENT_RULES}\n"
     "- Follow time order. Report only what the turns state; do not guess or add advice.\n"
     "- Write in the third person, in plain prose."
 )
@@ -43,5 +43,5 @@ INSTRUCTION = "Write the episode for these turns. Answer with a JSON object hold
 
 
 def messages(inp: EpisodeInput) -> list[ChatMessage]:
-    payload = {"turns": [turn_record(turn) for turn in inp.turns]}
-    return chat(SYSTEM, INSTRUCTION, payload)
+    payload = {"turns": [common.turn_record(turn) for turn in inp.turns]}
+    return common.chat(SYSTEM, INSTRUCTION, payload)

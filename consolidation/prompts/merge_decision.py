@@ -7,26 +7,18 @@ from typing import Self
 from pydantic import BaseModel, Field, model_validator
 
 from consolidation.llm.types import ChatMessage
-from consolidation.prompts.common import (
-    STATEMENT_RULES,
-    PromptInput,
-    Turn,
-    UtcDatetime,
-    chat,
-    iso,
-    turn_record,
-)
+from consolidation.prompts import common
 
 TASK = "merge_decision"
 
-__all__ = ["TASK", "MergeDecision", "MergeInput", "Turn", "messages"]
+__all__ = ["TASK", "MergeDecision", "MergeInput", "messages"]
 
 
-class MergeInput(PromptInput):
+class MergeInput(common.PromptInput):
     episode_summary: str
-    episode_first_at: UtcDatetime
-    episode_last_at: UtcDatetime
-    new_turns: list[Turn] = Field(min_length=1, description="in time order")
+    episode_first_at: common.UtcDatetime
+    episode_last_at: common.UtcDatetime
+    new_turns: list[common.Turn] = Field(min_length=1, description="in time order")
 
 
 class MergeDecision(BaseModel):
@@ -57,7 +49,7 @@ SYSTEM = (
     "information and the most informative earlier sentences, drop repeats and minor details, "
     "and state a correction with its date. Each sentence stands alone with its date, written "
     "like 8 May 2023 (not 2023-05-08).\n"
-    f"{STATEMENT_RULES}\n"
+    f"{common.STATEMENT_RULES}\n"
     "When they do not continue it, set `summary` to null. Always give a one-sentence `reason`."
 )
 
@@ -71,9 +63,9 @@ def messages(inp: MergeInput) -> list[ChatMessage]:
     payload = {
         "episode": {
             "summary": inp.episode_summary,
-            "first_at": iso(inp.episode_first_at),
-            "last_at": iso(inp.episode_last_at),
+            "first_at": common.iso(inp.episode_first_at),
+            "last_at": common.iso(inp.episode_last_at),
         },
-        "new_turns": [turn_record(turn) for turn in inp.new_turns],
+        "new_turns": [common.turn_record(turn) for turn in inp.new_turns],
     }
-    return chat(SYSTEM, INSTRUCTION, payload)
+    return common.chat(SYSTEM, INSTRUCTION, payload)

@@ -7,15 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from consolidation.llm.types import ChatMessage
-from consolidation.prompts.common import (
-    STATEMENT_RULES,
-    PromptInput,
-    Turn,
-    UtcDatetime,
-    chat,
-    iso,
-    turn_record,
-)
+from consolidation.prompts import common
 from graph.vocabulary import FACT_KINDS, FactKind
 
 TASK = "refine_facts"
@@ -27,7 +19,6 @@ __all__ = [
     "FactDrafts",
     "FactKind",
     "RefineInput",
-    "Turn",
     "keep_known_ids",
     "messages",
 ]
@@ -47,16 +38,16 @@ def _kinds_rule() -> str:
     return ", ".join(f"{kind} ({meanings[kind]})" if kind in meanings else kind for kind in FACT_KINDS)
 
 
-class ExistingFact(PromptInput):
+class ExistingFact(common.PromptInput):
     id: str
     text: str
     kind: str
-    valid_from: UtcDatetime
+    valid_from: common.UtcDatetime
 
 
-class RefineInput(PromptInput):
+class RefineInput(common.PromptInput):
     episode_summary: str
-    turns: list[Turn] = Field(min_length=1, description="in time order")
+    turns: list[common.Turn] = Field(min_length=1, description="in time order")
     existing_facts: list[ExistingFact] = Field(default_factory=list)
 
 
@@ -88,7 +79,7 @@ SYSTEM = (
     "was built from, you extract facts: short atomic statements, each holding one piece of "
     "information worth remembering about the people involved.\n\n"
     "Rules:\n"
-    f"- {STATEMENT_RULES}\n"
+    f"- {common.STATEMENT_RULES}\n"
     "- Each fact is one sentence that stands alone, dated like 8 May 2023; an opinion names who "
     "holds it. Split compound sentences; never merge two facts.\n"
     "- Take facts from any informative statement, not only what speakers say about themselves; "
@@ -110,13 +101,13 @@ INSTRUCTION = "Extract the facts. Answer with a JSON object holding `facts`, a l
 def messages(inp: RefineInput) -> list[ChatMessage]:
     payload = {
         "episode_summary": inp.episode_summary,
-        "turns": [turn_record(turn) for turn in inp.turns],
+        "turns": [common.turn_record(turn) for turn in inp.turns],
         "existing_facts": [
-            {"id": fact.id, "kind": fact.kind, "valid_from": iso(fact.valid_from), "text": fact.text}
+            {"id": fact.id, "kind": fact.kind, "valid_from": common.iso(fact.valid_from), "text": fact.text}
             for fact in inp.existing_facts
         ],
     }
-    return chat(SYSTEM, INSTRUCTION, payload)
+    return common.chat(SYSTEM, INSTRUCTION, payload)
 
 
 def keep_known_ids(inp: RefineInput, drafts: FactDrafts) -> FactDrafts:

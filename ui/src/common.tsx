@@ -43,6 +43,15 @@ export function Time({ at }: { at: string | null | undefined }) {
   );
 }
 
+/** When something held: "from → to", or "from → now" while it still holds. */
+export function Validity({ from, to }: { from: string; to: string | null | undefined }) {
+  return (
+    <>
+      <Time at={from} /> → {to ? <Time at={to} /> : "now"}
+    </>
+  );
+}
+
 export function Badge({ tone, children }: { tone: "ok" | "wait" | "old" | "info" | "bad"; children: ReactNode }) {
   return <span className={`badge ${tone}`}>{children}</span>;
 }

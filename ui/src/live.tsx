@@ -1,7 +1,7 @@
 // Live consolidation events of the open user: one subscription, a list of recent events, and a
 // counter that views watch to re-read what the event changed.
 import { createContext, type ReactNode, useContext, useEffect, useState } from "react";
-import { useSubscription } from "urql";
+import { type AnyVariables, useQuery, type UseQueryArgs, type UseQueryState, useSubscription } from "urql";
 import { count } from "./common";
 import { graphql } from "./gql";
 import type { EventsSubscription } from "./gql/graphql";
@@ -44,12 +44,22 @@ export function useLive(): Live {
 }
 
 /** Re-reads a query (from the network) whenever a live event arrives. */
-export function useRefreshOnEvent(refetch: () => void): void {
+function useRefreshOnEvent(refetch: () => void): void {
   const { version } = useLive();
   useEffect(() => {
     if (version > 0) refetch();
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [version]);
+}
+
+/** A query that live events keep current; its second value re-reads it from the network (a retry). */
+export function useLiveQuery<Data, Variables extends AnyVariables>(
+  args: UseQueryArgs<Variables, Data>,
+): [UseQueryState<Data, Variables>, () => void] {
+  const [state, refetch] = useQuery(args);
+  const reread = () => refetch({ requestPolicy: "network-only" });
+  useRefreshOnEvent(reread);
+  return [state, reread];
 }
 
 export function LivePanel() {

@@ -1,11 +1,10 @@
 // Episodes: the current versions, and one episode's version history with what each merge changed
 // (a word diff of the summaries) and the interactions each version rests on.
 import { diffWords } from "diff";
-import { useQuery } from "urql";
 import { Badge, count, Empty, ErrorBox, Loading, Time } from "../common";
 import { graphql } from "../gql";
 import type { EpisodeDetailQuery } from "../gql/graphql";
-import { useRefreshOnEvent } from "../live";
+import { useLiveQuery } from "../live";
 import { href } from "../route";
 
 const LIST = graphql(`
@@ -45,13 +44,12 @@ export function Episodes({ user, id }: { user: string; id?: string }) {
 }
 
 function EpisodeList({ user }: { user: string }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: LIST, variables: { user } });
-  useRefreshOnEvent(() => refetch({ requestPolicy: "network-only" }));
+  const [{ data, fetching, error }, reread] = useLiveQuery({ query: LIST, variables: { user } });
   const episodes = data?.user?.episodes.nodes;
   return (
     <section aria-labelledby="episodes-title">
       <h2 id="episodes-title">Episodes</h2>
-      {error && <ErrorBox error={error} retry={() => refetch({ requestPolicy: "network-only" })} />}
+      {error && <ErrorBox error={error} retry={reread} />}
       {fetching && !data && <Loading what="episodes" />}
       {data && !episodes?.length && <Empty>No episodes yet: a topic becomes one once it recurs.</Empty>}
       <ul className="cards">
@@ -74,8 +72,7 @@ function EpisodeList({ user }: { user: string }) {
 type Version = NonNullable<EpisodeDetailQuery["episode"]>["versions"][number];
 
 function EpisodeDetail({ user, id }: { user: string; id: string }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: DETAIL, variables: { id } });
-  useRefreshOnEvent(() => refetch({ requestPolicy: "network-only" }));
+  const [{ data, fetching, error }, reread] = useLiveQuery({ query: DETAIL, variables: { id } });
   const episode = data?.episode;
   // Oldest first, so each version is shown against the one it replaced.
   const versions = episode ? [...episode.versions].sort((a, b) => a.version - b.version) : [];
@@ -84,7 +81,7 @@ function EpisodeDetail({ user, id }: { user: string; id: string }) {
       <p>
         <a href={href({ view: "episodes", user })}>← All episodes</a>
       </p>
-      {error && <ErrorBox error={error} retry={() => refetch({ requestPolicy: "network-only" })} />}
+      {error && <ErrorBox error={error} retry={reread} />}
       {fetching && !data && <Loading what="the episode" />}
       {data && !episode && <Empty>This episode no longer exists.</Empty>}
       {episode && (

@@ -1,11 +1,11 @@
 // Facts by kind and status; one fact's audit (drawn as a provenance graph and listed as links)
 // and the preference-shift timeline of its supersession chain.
-import { lazy, Suspense, useEffect, useState } from "react";
-import { useQuery } from "urql";
-import { Badge, Empty, ErrorBox, Loading, shortId, Time } from "../common";
+import { lazy, Suspense, useState } from "react";
+import { Badge, Empty, ErrorBox, Loading, shortId, Time, Validity } from "../common";
 import { graphql } from "../gql";
-import type { FactKind, FactStatus } from "../gql/graphql";
-import { useRefreshOnEvent } from "../live";
+import type { FactDetailQuery, FactKind, FactStatus } from "../gql/graphql";
+import { useLiveQuery } from "../live";
+import { LoadMore, nextCursor, type PageSlot, useCursorPages } from "../paging";
 import { href } from "../route";
 
 const AuditGraph = lazy(() => import("./AuditGraph"));
@@ -49,6 +49,8 @@ const DETAIL = graphql(`
   }
 `);
 
+type Audit = NonNullable<FactDetailQuery["fact"]>["audit"];
+
 const KINDS: FactKind[] = ["PREFERENCE", "ATTRIBUTE", "EVENT", "PLAN", "RELATION", "OTHER"];
 const STATUSES: FactStatus[] = ["ACTIVE", "SUPERSEDED", "RETRACTED"];
 
@@ -60,43 +62,43 @@ function statusTone(status: FactStatus) {
   return status === "ACTIVE" ? "ok" : status === "SUPERSEDED" ? "old" : "bad";
 }
 
+/** A filter of the list: a labelled choice of one of `options`, or of all ("" is "all"). */
+function Filter<Option extends string>({ id, label, all, options, value, onChange }: {
+  id: string;
+  label: string;
+  all: string;
+  options: Option[];
+  value: Option | "";
+  onChange: (value: Option | "") => void;
+}) {
+  return (
+    <>
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value as Option | "")}>
+        <option value="">{all}</option>
+        {options.map((option) => (
+          <option key={option} value={option}>{option.toLowerCase()}</option>
+        ))}
+      </select>
+    </>
+  );
+}
+
 function FactList({ user }: { user: string }) {
   const [status, setStatus] = useState<FactStatus | "">("");
   const [kind, setKind] = useState<FactKind | "">("");
-  // One entry per loaded page (100 facts each): "Load more" adds the last page's end cursor.
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  useEffect(() => setCursors([null]), [user, status]);
+  // One slot per loaded page (100 facts each); the status filter is the API's, so it starts over.
+  const { pages, more } = useCursorPages(JSON.stringify([user, status]));
   return (
     <section aria-labelledby="facts-title">
       <h2 id="facts-title">Facts</h2>
       <div className="toolbar">
-        <label htmlFor="fact-kind">Kind</label>
-        <select id="fact-kind" value={kind} onChange={(e) => setKind(e.target.value as FactKind | "")}>
-          <option value="">all kinds</option>
-          {KINDS.map((k) => (
-            <option key={k} value={k}>{k.toLowerCase()}</option>
-          ))}
-        </select>
-        <label htmlFor="fact-status">Status</label>
-        <select id="fact-status" value={status} onChange={(e) => setStatus(e.target.value as FactStatus | "")}>
-          <option value="">any status</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>{s.toLowerCase()}</option>
-          ))}
-        </select>
+        <Filter id="fact-kind" label="Kind" all="all kinds" options={KINDS} value={kind} onChange={setKind} />
+        <Filter id="fact-status" label="Status" all="any status" options={STATUSES} value={status} onChange={setStatus} />
       </div>
       <ul className="facts" data-testid="fact-list">
-        {cursors.map((after, index) => (
-          <FactPage
-            key={`${status}-${after ?? "start"}`}
-            user={user}
-            status={status}
-            kind={kind}
-            after={after}
-            first={index === 0}
-            last={index === cursors.length - 1}
-            onMore={(cursor) => setCursors((current) => (current.includes(cursor) ? current : [...current, cursor]))}
-          />
+        {pages.map((slot) => (
+          <FactPage key={`${status}-${slot.after ?? "start"}`} slot={slot} user={user} status={status} kind={kind} onMore={more} />
         ))}
       </ul>
     </section>
@@ -104,52 +106,62 @@ function FactList({ user }: { user: string }) {
 }
 
 type FactPageProps = {
+  slot: PageSlot;
   user: string;
   status: FactStatus | "";
   kind: FactKind | "";
-  after: string | null;
-  first: boolean;
-  last: boolean;
   onMore: (cursor: string) => void;
 };
 
-function FactPage({ user, status, kind, after, first, last, onMore }: FactPageProps) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: LIST, variables: { user, status: status || null, after } });
-  useRefreshOnEvent(() => refetch({ requestPolicy: "network-only" }));
+function FactPage({ slot, user, status, kind, onMore }: FactPageProps) {
+  const [{ data, fetching, error }, reread] = useLiveQuery({ query: LIST, variables: { user, status: status || null, after: slot.after } });
   const connection = data?.user?.facts;
   // The API filters by status; kind is filtered here (the connection has no kind argument).
   const facts = connection?.nodes.filter((fact) => !kind || fact.kind === kind) ?? [];
-  const next = last && connection?.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null;
-  if (error) return <li><ErrorBox error={error} retry={() => refetch({ requestPolicy: "network-only" })} /></li>;
+  const next = nextCursor(slot, connection);
+  if (error) return <li><ErrorBox error={error} retry={reread} /></li>;
   if (fetching && !data) return <li><Loading what="facts" /></li>;
   return (
     <>
-      {first && !next && facts.length === 0 && <li><Empty>No facts with these filters.</Empty></li>}
+      {slot.first && !next && facts.length === 0 && <li><Empty>No facts with these filters.</Empty></li>}
       {facts.map((fact) => (
         <li key={fact.id}>
           <a href={href({ view: "facts", user, id: fact.id })}>{fact.text}</a> <Badge tone="info">{fact.kind.toLowerCase()}</Badge>{" "}
           <Badge tone={statusTone(fact.status)}>{fact.status.toLowerCase()}</Badge>{" "}
           <small>
-            <Time at={fact.validFrom} /> → {fact.validTo ? <Time at={fact.validTo} /> : "now"}
+            <Validity from={fact.validFrom} to={fact.validTo} />
           </small>
         </li>
       ))}
-      {next && (
-        <li className="more">
-          <button type="button" onClick={() => onMore(next)}>
-            Load more facts
-          </button>
-        </li>
+      {next && <LoadMore label="Load more facts" onClick={() => onMore(next)} />}
+    </>
+  );
+}
+
+type Supersession = Audit["supersedes"][number];
+
+/** One side of the fact's SUPERSEDES chain: the facts it replaced, or those that replaced it. */
+function Supersessions({ title, none, testId, user, changes }: { title: string; none: string; testId: string; user: string; changes: Supersession[] }) {
+  return (
+    <>
+      <h3>{title}</h3>
+      {changes.length === 0 ? <p className="muted">{none}</p> : (
+        <ul data-testid={testId}>
+          {changes.map((change) => (
+            <li key={change.fact.id}>
+              <a href={href({ view: "facts", user, id: change.fact.id })}>{change.fact.text}</a> {change.reason && <em>— {change.reason}</em>}
+            </li>
+          ))}
+        </ul>
       )}
     </>
   );
 }
 
 function FactDetail({ user, id }: { user: string; id: string }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: DETAIL, variables: { id } });
-  useRefreshOnEvent(() => refetch({ requestPolicy: "network-only" }));
+  const [{ data, fetching, error }, reread] = useLiveQuery({ query: DETAIL, variables: { id } });
   const fact = data?.fact;
-  if (error) return <ErrorBox error={error} retry={() => refetch({ requestPolicy: "network-only" })} />;
+  if (error) return <ErrorBox error={error} retry={reread} />;
   if (fetching && !data) return <Loading what="the fact's audit" />;
   if (!fact) return <Empty>This fact no longer exists.</Empty>;
   const audit = fact.audit;
@@ -161,7 +173,7 @@ function FactDetail({ user, id }: { user: string; id: string }) {
       <h2 id="fact-title">“{fact.text}”</h2>
       <p>
         <Badge tone="info">{fact.kind.toLowerCase()}</Badge> <Badge tone={statusTone(fact.status)}>{fact.status.toLowerCase()}</Badge> valid{" "}
-        <Time at={fact.validFrom} /> → {fact.validTo ? <Time at={fact.validTo} /> : "now"}; cost {audit.promptTokens} prompt +{" "}
+        <Validity from={fact.validFrom} to={fact.validTo} />; cost {audit.promptTokens} prompt +{" "}
         {audit.completionTokens} completion tokens
       </p>
 
@@ -170,7 +182,7 @@ function FactDetail({ user, id }: { user: string; id: string }) {
         {fact.history.map((step) => (
           <li key={step.id} className={step.id === fact.id ? "here" : undefined}>
             <span className="when">
-              <Time at={step.validFrom} /> → {step.validTo ? <Time at={step.validTo} /> : "now"}
+              <Validity from={step.validFrom} to={step.validTo} />
             </span>{" "}
             {step.id === fact.id ? <strong>{step.text}</strong> : <a href={href({ view: "facts", user, id: step.id })}>{step.text}</a>}{" "}
             <Badge tone={statusTone(step.status)}>{step.status.toLowerCase()}</Badge>
@@ -185,26 +197,8 @@ function FactDetail({ user, id }: { user: string; id: string }) {
 
       <div className="audit-lists">
         <div>
-          <h3>Replaced (supersedes)</h3>
-          {audit.supersedes.length === 0 ? <p className="muted">Nothing: it is the first of its chain.</p> : (
-            <ul data-testid="supersedes">
-              {audit.supersedes.map((change) => (
-                <li key={change.fact.id}>
-                  <a href={href({ view: "facts", user, id: change.fact.id })}>{change.fact.text}</a> {change.reason && <em>— {change.reason}</em>}
-                </li>
-              ))}
-            </ul>
-          )}
-          <h3>Replaced by</h3>
-          {audit.supersededBy.length === 0 ? <p className="muted">Nothing: it still holds.</p> : (
-            <ul data-testid="superseded-by">
-              {audit.supersededBy.map((change) => (
-                <li key={change.fact.id}>
-                  <a href={href({ view: "facts", user, id: change.fact.id })}>{change.fact.text}</a> {change.reason && <em>— {change.reason}</em>}
-                </li>
-              ))}
-            </ul>
-          )}
+          <Supersessions title="Replaced (supersedes)" none="Nothing: it is the first of its chain." testId="supersedes" user={user} changes={audit.supersedes} />
+          <Supersessions title="Replaced by" none="Nothing: it still holds." testId="superseded-by" user={user} changes={audit.supersededBy} />
         </div>
         <div>
           <h3>Derived from</h3>

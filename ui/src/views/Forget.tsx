@@ -1,7 +1,7 @@
 // Forgetting, with a confirmation that lists what the service says will be erased and rebuilt
 // (the preview queries) before the mutation runs.
 import { type ReactNode, useEffect, useRef, useState } from "react";
-import { useMutation, useQuery } from "urql";
+import { type CombinedError, useMutation, useQuery } from "urql";
 import { count, ErrorBox, Loading } from "../common";
 import { graphql } from "../gql";
 
@@ -70,29 +70,87 @@ function Listing({ label, items }: { label: string; items: { id: string; text?: 
   );
 }
 
-export function ForgetInteraction({ id, text, onDone }: { id: string; text: string; onDone: () => void }) {
+type Steps = { onCancel: () => void; onDone: () => void };
+
+/** A button that opens the confirmation with `preview` in it; `onDone` runs once it has forgotten. */
+function ForgetButton({ label, className, ariaLabel, title, onDone, preview }: {
+  label: string;
+  className: string;
+  ariaLabel?: string;
+  title: string;
+  onDone: () => void;
+  preview: (steps: Steps) => ReactNode;
+}) {
   const [open, setOpen] = useState(false);
+  const close = () => setOpen(false);
   return (
     <>
-      <button type="button" className="danger small" onClick={() => setOpen(true)} aria-label={`Forget “${text.slice(0, 40)}”`}>
-        Forget
+      <button type="button" className={className} onClick={() => setOpen(true)} aria-label={ariaLabel}>
+        {label}
       </button>
-      <Confirm title="Forget this interaction?" open={open} onClose={() => setOpen(false)}>
-        <InteractionPreview id={id} onCancel={() => setOpen(false)} onDone={() => { setOpen(false); onDone(); }} />
+      <Confirm title={title} open={open} onClose={close}>
+        {preview({ onCancel: close, onDone: () => { close(); onDone(); } })}
       </Confirm>
     </>
   );
 }
 
-function InteractionPreview({ id, onCancel, onDone }: { id: string; onCancel: () => void; onDone: () => void }) {
-  const [{ data, fetching, error }] = useQuery({ query: INTERACTION_PREVIEW, variables: { id }, requestPolicy: "network-only" });
-  const [result, forget] = useMutation(FORGET_INTERACTION);
-  const preview = data?.forgetInteractionPreview;
+type Outcome = { fetching: boolean; error?: CombinedError };
+
+/** The confirmation's body: what the preview query says will go (`children`), then Cancel and the
+ * button that forgets (`onForget`), usable once the preview is `ready`. */
+function PreviewBody({ testId, preview, ready, result, label, onCancel, onForget, children }: {
+  testId: string;
+  preview: Outcome;
+  ready: boolean;
+  result: Outcome;
+  label: string;
+  onCancel: () => void;
+  onForget: () => void;
+  children: ReactNode;
+}) {
   return (
-    <div data-testid="forget-preview">
-      {fetching && <Loading what="what would be erased" />}
-      {error && <ErrorBox error={error} />}
-      {data && !preview && <p>This interaction no longer exists.</p>}
+    <div data-testid={testId}>
+      {preview.fetching && <Loading what="what would be erased" />}
+      {preview.error && <ErrorBox error={preview.error} />}
+      {children}
+      {result.error && <ErrorBox error={result.error} />}
+      <div className="actions">
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="danger" disabled={!ready || result.fetching} onClick={onForget}>
+          {result.fetching ? "Forgetting…" : label}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function ForgetInteraction({ id, text, onDone }: { id: string; text: string; onDone: () => void }) {
+  return (
+    <ForgetButton
+      label="Forget"
+      className="danger small"
+      ariaLabel={`Forget “${text.slice(0, 40)}”`}
+      title="Forget this interaction?"
+      onDone={onDone}
+      preview={(steps) => <InteractionPreview id={id} {...steps} />}
+    />
+  );
+}
+
+function InteractionPreview({ id, onCancel, onDone }: Steps & { id: string }) {
+  const [state] = useQuery({ query: INTERACTION_PREVIEW, variables: { id }, requestPolicy: "network-only" });
+  const [result, forget] = useMutation(FORGET_INTERACTION);
+  const preview = state.data?.forgetInteractionPreview;
+  const erase = async () => {
+    const done = await forget({ id }, { additionalTypenames: ["Interaction", "Episode", "Fact"] });
+    if (done.data?.forgetInteraction) onDone();
+  };
+  return (
+    <PreviewBody testId="forget-preview" preview={state} ready={!!preview} result={result} label="Forget for good" onCancel={onCancel} onForget={erase}>
+      {state.data && !preview && <p>This interaction no longer exists.</p>}
       {preview && (
         <>
           <p>This erases, for good:</p>
@@ -105,49 +163,32 @@ function InteractionPreview({ id, onCancel, onDone }: { id: string; onCancel: ()
           <Listing label="Facts current again" items={preview.restoredFacts} />
         </>
       )}
-      {result.error && <ErrorBox error={result.error} />}
-      <div className="actions">
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="danger"
-          disabled={!preview || result.fetching}
-          onClick={async () => {
-            const done = await forget({ id }, { additionalTypenames: ["Interaction", "Episode", "Fact"] });
-            if (done.data?.forgetInteraction) onDone();
-          }}
-        >
-          {result.fetching ? "Forgetting…" : "Forget for good"}
-        </button>
-      </div>
-    </div>
+    </PreviewBody>
   );
 }
 
 export function ForgetUser({ user, onDone }: { user: string; onDone: () => void }) {
-  const [open, setOpen] = useState(false);
   return (
-    <>
-      <button type="button" className="danger" onClick={() => setOpen(true)}>
-        Forget user…
-      </button>
-      <Confirm title={`Forget ${user} entirely?`} open={open} onClose={() => setOpen(false)}>
-        <UserPreview user={user} onCancel={() => setOpen(false)} onDone={() => { setOpen(false); onDone(); }} />
-      </Confirm>
-    </>
+    <ForgetButton
+      label="Forget user…"
+      className="danger"
+      title={`Forget ${user} entirely?`}
+      onDone={onDone}
+      preview={(steps) => <UserPreview user={user} {...steps} />}
+    />
   );
 }
 
-function UserPreview({ user, onCancel, onDone }: { user: string; onCancel: () => void; onDone: () => void }) {
-  const [{ data, fetching, error }] = useQuery({ query: USER_PREVIEW, variables: { id: user }, requestPolicy: "network-only" });
+function UserPreview({ user, onCancel, onDone }: Steps & { user: string }) {
+  const [state] = useQuery({ query: USER_PREVIEW, variables: { id: user }, requestPolicy: "network-only" });
   const [result, forget] = useMutation(FORGET_USER);
-  const preview = data?.forgetUserPreview;
+  const preview = state.data?.forgetUserPreview;
+  const erase = async () => {
+    const done = await forget({ id: user }, { additionalTypenames: ["User", "Interaction", "Episode", "Fact"] });
+    if (done.data?.forgetUser) onDone();
+  };
   return (
-    <div data-testid="forget-user-preview">
-      {fetching && <Loading what="what would be erased" />}
-      {error && <ErrorBox error={error} />}
+    <PreviewBody testId="forget-user-preview" preview={state} ready={!!preview} result={result} label="Erase everything" onCancel={onCancel} onForget={erase}>
       {preview && (
         <>
           <p>This erases everything memory holds about {preview.userId}, for good:</p>
@@ -159,23 +200,6 @@ function UserPreview({ user, onCancel, onDone }: { user: string; onCancel: () =>
           </ul>
         </>
       )}
-      {result.error && <ErrorBox error={result.error} />}
-      <div className="actions">
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="danger"
-          disabled={!preview || result.fetching}
-          onClick={async () => {
-            const done = await forget({ id: user }, { additionalTypenames: ["User", "Interaction", "Episode", "Fact"] });
-            if (done.data?.forgetUser) onDone();
-          }}
-        >
-          {result.fetching ? "Forgetting…" : "Erase everything"}
-        </button>
-      </div>
-    </div>
+    </PreviewBody>
   );
 }

@@ -1,6 +1,6 @@
 // The recall playground: a query, an as-of time, per-layer budgets and a token budget; the three
 // layers with scores and provenance, and the assembled context.
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type ReactNode, useState } from "react";
 import { useQuery } from "urql";
 import { Empty, ErrorBox, Loading, Time } from "../common";
 import { graphql } from "../gql";
@@ -69,6 +69,34 @@ export function RecallPlayground({ user }: { user: string }) {
   );
 }
 
+/** One layer's hits, best first, each with its score before what `children` shows of it. */
+function Layer<Hit extends { score: number }>({ title, testId, hits, idOf, children }: {
+  title: string;
+  testId: string;
+  hits: Hit[];
+  idOf: (hit: Hit) => string;
+  children: (hit: Hit) => ReactNode;
+}) {
+  return (
+    <div>
+      <h3>{title}</h3>
+      {hits.length === 0 && <p className="muted">none</p>}
+      <ol data-testid={testId}>
+        {hits.map((hit) => (
+          <li key={idOf(hit)}>
+            <span className="score">{hit.score.toFixed(3)}</span> {children(hit)}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/** The turns a hit rests on: " from #3, #5". */
+function Provenance({ sources }: { sources: { seq: number }[] }) {
+  return <small className="prov"> from {sources.map((s) => `#${s.seq}`).join(", ") || "—"}</small>;
+}
+
 function RecallResult({ user, request }: { user: string; request: Asked }) {
   const [{ data, fetching, error }] = useQuery({ query: RECALL, variables: { user, ...request }, requestPolicy: "network-only" });
   if (error) return <ErrorBox error={error} />;
@@ -81,44 +109,27 @@ function RecallResult({ user, request }: { user: string; request: Asked }) {
         “{recall.query}”{recall.asOf ? <> as of <Time at={recall.asOf} /></> : " now"}
       </p>
       <div className="layers">
-        <div>
-          <h3>Semantic (facts)</h3>
-          {recall.semantic.length === 0 && <p className="muted">none</p>}
-          <ol data-testid="layer-semantic">
-            {recall.semantic.map((hit) => (
-              <li key={hit.fact.id}>
-                <span className="score">{hit.score.toFixed(3)}</span> <a href={href({ view: "facts", user, id: hit.fact.id })}>{hit.fact.text}</a>
-                <small className="prov"> from {hit.sources.map((s) => `#${s.seq}`).join(", ") || "—"}</small>
-              </li>
-            ))}
-          </ol>
-        </div>
-        <div>
-          <h3>Episodic</h3>
-          {recall.episodic.length === 0 && <p className="muted">none</p>}
-          <ol data-testid="layer-episodic">
-            {recall.episodic.map((hit) => (
-              <li key={hit.episode.id}>
-                <span className="score">{hit.score.toFixed(3)}</span>{" "}
-                <a href={href({ view: "episodes", user, id: hit.episode.id })}>
-                  “{hit.episode.title}” v{hit.episode.version}
-                </a>
-                <small className="prov"> from {hit.sources.map((s) => `#${s.seq}`).join(", ") || "—"}</small>
-              </li>
-            ))}
-          </ol>
-        </div>
-        <div>
-          <h3>Subconscious (turns)</h3>
-          {recall.subconscious.length === 0 && <p className="muted">none</p>}
-          <ol data-testid="layer-subconscious">
-            {recall.subconscious.map((hit) => (
-              <li key={hit.interaction.id}>
-                <span className="score">{hit.score.toFixed(3)}</span> #{hit.interaction.seq} “{hit.interaction.text}”
-              </li>
-            ))}
-          </ol>
-        </div>
+        <Layer title="Semantic (facts)" testId="layer-semantic" hits={recall.semantic} idOf={(hit) => hit.fact.id}>
+          {(hit) => (
+            <>
+              <a href={href({ view: "facts", user, id: hit.fact.id })}>{hit.fact.text}</a>
+              <Provenance sources={hit.sources} />
+            </>
+          )}
+        </Layer>
+        <Layer title="Episodic" testId="layer-episodic" hits={recall.episodic} idOf={(hit) => hit.episode.id}>
+          {(hit) => (
+            <>
+              <a href={href({ view: "episodes", user, id: hit.episode.id })}>
+                “{hit.episode.title}” v{hit.episode.version}
+              </a>
+              <Provenance sources={hit.sources} />
+            </>
+          )}
+        </Layer>
+        <Layer title="Subconscious (turns)" testId="layer-subconscious" hits={recall.subconscious} idOf={(hit) => hit.interaction.id}>
+          {(hit) => <>#{hit.interaction.seq} “{hit.interaction.text}”</>}
+        </Layer>
       </div>
       <h3>Assembled context</h3>
       {recall.context ? (

@@ -1,11 +1,11 @@
 // A user's interactions in stream order, grouped by session and day, with what consolidation made
 // of each; more pages load as the end of the list scrolls into view (or on "Load more").
-import { useCallback, useEffect, useRef, useState } from "react";
-import { useQuery } from "urql";
+import { useEffect, useRef, useState } from "react";
 import { Badge, Empty, ErrorBox, Loading, Time } from "../common";
 import { graphql } from "../gql";
 import type { TimelinePageQuery } from "../gql/graphql";
-import { useRefreshOnEvent } from "../live";
+import { useLiveQuery } from "../live";
+import { LoadMore, nextCursor, type PageSlot, useCursorPages } from "../paging";
 import { href } from "../route";
 import { ForgetInteraction } from "./Forget";
 
@@ -35,34 +35,27 @@ const PAGE = graphql(`
 const SIZE = 25;
 
 export function Timeline({ user }: { user: string }) {
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const { pages, more, restart } = useCursorPages(user);
   const [generation, setGeneration] = useState(0);
   // After a forget the pages are read again from the start (cursors may have moved), as many as
   // were open, so the reader stays where they were.
   const [reopen, setReopen] = useState(1);
-  useEffect(() => setCursors([null]), [user]);
-  const onMore = useCallback(
-    (cursor: string) => setCursors((current) => (current.includes(cursor) ? current : [...current, cursor])),
-    [],
-  );
   const reload = () => {
-    setReopen(cursors.length);
-    setCursors([null]);
+    setReopen(pages.length);
+    restart();
     setGeneration((g) => g + 1);
   };
   return (
     <section aria-labelledby="timeline-title">
       <h2 id="timeline-title">Timeline</h2>
       <ol className="timeline" data-testid="timeline">
-        {cursors.map((after, index) => (
+        {pages.map((slot, index) => (
           <TimelinePage
-            key={`${generation}-${after ?? "start"}`}
+            key={`${generation}-${slot.after ?? "start"}`}
+            slot={slot}
             user={user}
-            after={after}
-            last={index === cursors.length - 1}
-            first={index === 0}
             reopen={index < reopen - 1}
-            onMore={onMore}
+            onMore={more}
             onForgotten={reload}
           />
         ))}
@@ -72,21 +65,18 @@ export function Timeline({ user }: { user: string }) {
 }
 
 type PageProps = {
+  slot: PageSlot;
   user: string;
-  after: string | null;
-  first: boolean;
-  last: boolean;
   reopen: boolean;
   onMore: (cursor: string) => void;
   onForgotten: () => void;
 };
 
-function TimelinePage({ user, after, first, last, reopen, onMore, onForgotten }: PageProps) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: PAGE, variables: { user, first: SIZE, after } });
-  useRefreshOnEvent(() => refetch({ requestPolicy: "network-only" }));
+function TimelinePage({ slot, user, reopen, onMore, onForgotten }: PageProps) {
+  const [{ data, fetching, error }, reread] = useLiveQuery({ query: PAGE, variables: { user, first: SIZE, after: slot.after } });
   const connection = data?.user?.interactions;
   const sentinel = useRef<HTMLLIElement>(null);
-  const next = last && connection?.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null;
+  const next = nextCursor(slot, connection);
 
   useEffect(() => {
     if (next && reopen) onMore(next);
@@ -102,22 +92,16 @@ function TimelinePage({ user, after, first, last, reopen, onMore, onForgotten }:
     return () => observer.disconnect();
   }, [next, onMore]);
 
-  if (error) return <li><ErrorBox error={error} retry={() => refetch({ requestPolicy: "network-only" })} /></li>;
-  if (!connection) return fetching ? <li><Loading what="interactions" /></li> : first ? <li><Empty>No interactions.</Empty></li> : null;
-  if (first && connection.nodes.length === 0) return <li><Empty>No interactions yet.</Empty></li>;
+  if (error) return <li><ErrorBox error={error} retry={reread} /></li>;
+  if (!connection) return fetching ? <li><Loading what="interactions" /></li> : slot.first ? <li><Empty>No interactions.</Empty></li> : null;
+  if (slot.first && connection.nodes.length === 0) return <li><Empty>No interactions yet.</Empty></li>;
   return (
     <>
       {connection.nodes.map((item, index) => (
         <Item key={item.id} item={item} previous={connection.nodes[index - 1]} user={user} onForgotten={onForgotten} />
       ))}
-      {next && (
-        <li ref={sentinel} className="more">
-          <button type="button" onClick={() => onMore(next)}>
-            Load more
-          </button>
-        </li>
-      )}
-      {last && !next && <li className="end muted">End of the stream ({connection.nodes.length ? "all loaded" : ""}).</li>}
+      {next && <LoadMore ref={sentinel} label="Load more" onClick={() => onMore(next)} />}
+      {slot.last && !next && <li className="end muted">End of the stream ({connection.nodes.length ? "all loaded" : ""}).</li>}
     </>
   );
 }

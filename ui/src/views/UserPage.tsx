@@ -1,8 +1,7 @@
 // One user: tabs for the timeline, episodes, facts and recall; live events beside them.
-import { useQuery } from "urql";
 import { ErrorBox } from "../common";
 import { graphql } from "../gql";
-import { LivePanel, LiveProvider, useRefreshOnEvent } from "../live";
+import { LivePanel, LiveProvider, useLiveQuery } from "../live";
 import { href, type Route } from "../route";
 import { Episodes } from "./Episodes";
 import { Facts } from "./Facts";
@@ -55,8 +54,7 @@ export function UserPage({ route }: { route: UserRoute }) {
 }
 
 function UserHeader({ user }: { user: string }) {
-  const [{ data, error }, refetch] = useQuery({ query: USER, variables: { id: user } });
-  useRefreshOnEvent(() => refetch({ requestPolicy: "network-only" }));
+  const [{ data, error }] = useLiveQuery({ query: USER, variables: { id: user } });
   const stats = data?.user?.stats;
   return (
     <header className="user-head">

@@ -1,0 +1,46 @@
+"""What the episodic and semantic layers' stores share: nearest-neighbour search over the layer's
+live nodes (or over those live at a past instant), and lookups by id."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+from graph.database import Database
+from graph.models import Hit, Owner
+from graph.validation import require_aware
+from graph.vectors import vector_param
+
+T = TypeVar("T")
+
+
+class LayerStore(Generic[T]):
+    """One layer's reads: its queries are cypher/queries/<layer>/, each row carries a node under
+    `node` ("episode", "fact"), and `decode` makes it a record."""
+
+    def __init__(
+        self, db: Database, dimension: int, layer: str, node: str, decode: Callable[[dict[str, Any]], T]
+    ) -> None:
+        self.db = db
+        self.dimension = dimension
+        self._queries = f"queries/{layer}"
+        self._node = node
+        self._decode = decode
+
+    async def search(
+        self, owner: Owner, vector: list[float], k: int, *, as_of: datetime | None = None
+    ) -> list[Hit[T]]:
+        """Nearest live nodes (or the nodes live at `as_of`), plain cosine scores."""
+        query = vector_param("query vector", vector, self.dimension)
+        params: dict[str, Any] = {**owner.params(), "vector": query, "k": k}
+        name = f"{self._queries}/search_vector"
+        if as_of is not None:
+            require_aware("as_of", as_of)
+            name, params["as_of"] = f"{self._queries}/search_vector_as_of", as_of
+        rows = await self.db.read(name, **params)
+        return [Hit(self._decode(r[self._node]), float(r["score"])) for r in rows]
+
+    async def get(self, owner: Owner, ids: list[str]) -> list[T]:
+        rows = await self.db.read(f"{self._queries}/get", **owner.params(), ids=ids)
+        return [self._decode(r[self._node]) for r in rows]
