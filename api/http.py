@@ -27,7 +27,6 @@ from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse, process_result
-from strawberry.schema import BaseSchema
 from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
@@ -53,6 +52,7 @@ from api.responses import (
     status_for,
     store_unavailable,
 )
+from api.schema import MemorySchema
 from api.settings import ApiSettings
 from api.websocket import GuardedTransportWS
 
@@ -64,7 +64,8 @@ class MemoryGraphQL(GraphQL[Context, None]):
 
     graphql_transport_ws_handler_class = GuardedTransportWS
 
-    def __init__(self, schema: BaseSchema, settings: ApiSettings) -> None:
+    def __init__(self, schema: MemorySchema, settings: ApiSettings) -> None:
+        self.documents = schema.documents
         super().__init__(
             schema,
             graphql_ide="graphiql" if settings.graphiql else None,
@@ -149,7 +150,7 @@ class GraphQLEndpoint:
     async def _respond(self, request: Request) -> Response:
         media, request_id = media_of(request.scope), request_id_of(request.scope)
         operation = await requested_operation(request)
-        problem = None if operation is None else operation_problem(*operation)
+        problem = None if operation is None else operation_problem(self.view.documents, *operation)
         if problem is not None:
             code = ErrorCode.BAD_USER_INPUT
             return error_response(

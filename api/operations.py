@@ -8,10 +8,11 @@ the websocket only (strawberry would start one over HTTP, and it could never del
 
 from __future__ import annotations
 
-from graphql import GraphQLSyntaxError, OperationDefinitionNode, OperationType, parse
+from graphql import OperationType
 from starlette.requests import Request
 
 from api import request_body
+from api.schema.documents import Documents
 
 
 async def requested_operation(request: Request) -> tuple[str, object] | None:
@@ -46,16 +47,13 @@ def _decodes(text: str) -> bool:
     return True
 
 
-def operation_problem(query: str | None, operation_name: object) -> str | None:
+def operation_problem(documents: Documents, query: str | None, operation_name: object) -> str | None:
     """Why the request names no runnable operation, or None (a syntax error is left to the
     executor, which reports it with its location)."""
-    if not query:
+    document = documents.read(query) if query else None
+    if document is None:
         return None
-    try:
-        document = parse(query)
-    except GraphQLSyntaxError:
-        return None
-    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    operations = document.operations
     if operation_name is None:
         if len(operations) > 1:
             return "the document holds several operations: name the one to run in operationName"

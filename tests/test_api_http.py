@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
+from typing import Any
 
 import httpx
+import pytest
+import strawberry.schema.schema
+from graphql import DocumentNode
 
+import api.schema.documents
 from api.auth import Authenticator
 from api.schema import sdl
 from api.schema.__main__ import SDL_FILE
@@ -119,3 +125,29 @@ async def test_a_cached_key_is_refused_once_its_lookup_expires(db: Database) -> 
     await asyncio.sleep(0.6)
     assert (await authenticator.authenticate(issued.secret)) is None
     assert (await Authenticator(keys, cache_s=0.0).authenticate(issued.secret)) is None
+
+
+async def test_a_document_sent_again_is_not_parsed_again(
+    caller: Caller, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The endpoint (to pick the operation) and strawberry share one parse per document text; a
+    text that does not parse still gets its located syntax error every time."""
+    parsed: list[str] = []
+
+    def counting(parse: Callable[..., DocumentNode]) -> Callable[..., DocumentNode]:
+        def wrapper(source: str, **options: Any) -> DocumentNode:
+            parsed.append(source)
+            return parse(source, **options)
+
+        return wrapper
+
+    monkeypatch.setattr(api.schema.documents, "parse", counting(api.schema.documents.parse))
+    monkeypatch.setattr(strawberry.schema.schema, "parse", counting(strawberry.schema.schema.parse))
+    document = f"query Once{uuid.uuid4().hex} {{ __typename }}"
+    for _ in range(3):
+        assert await caller.gql(document) == {"__typename": "Query"}
+    assert parsed.count(document) == 1
+    broken = f"query Broken{uuid.uuid4().hex} {{"
+    for _ in range(2):
+        (error,) = await caller.errors(broken)
+        assert error["message"].startswith("Syntax Error") and error["locations"], error

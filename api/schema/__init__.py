@@ -13,7 +13,8 @@ from strawberry.extensions.query_depth_limiter import create_validator as query_
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types.execution import ExecutionContext
 
-from api.schema.extensions import DocumentCache, ErrorCodes, FreshLoaders, ValidUnicode, document_parser
+from api.schema.documents import Documents
+from api.schema.extensions import DocumentCache, ErrorCodes, FreshLoaders, ValidUnicode
 from api.schema.mutation import Mutation
 from api.schema.nodes import ConsolidationRun, Episode, Fact, Interaction
 from api.schema.query import Query
@@ -26,6 +27,9 @@ DOCUMENT_CACHE = 256
 
 
 class MemorySchema(strawberry.Schema):
+    # Set by build_schema: the parsed documents its extensions and the HTTP endpoint share.
+    documents: Documents
+
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
     ) -> None:
@@ -33,7 +37,7 @@ class MemorySchema(strawberry.Schema):
         every NOT_FOUND and bad input with a traceback."""
 
 
-def build_schema(settings: ApiSettings | None = None) -> strawberry.Schema:
+def build_schema(settings: ApiSettings | None = None) -> MemorySchema:
     settings = settings or ApiSettings()
     # The limiters' validation rules are built once: the validation cache is keyed by the rule
     # classes, and a limiter built per operation would make a new class (and a miss) every time.
@@ -41,22 +45,22 @@ def build_schema(settings: ApiSettings | None = None) -> strawberry.Schema:
         query_depth_rule(settings.max_query_depth, None),
         max_aliases_rule(settings.max_aliases),
     ]
-    parser = document_parser(DOCUMENT_CACHE)
+    documents = Documents(DOCUMENT_CACHE, settings.max_tokens)
     # Factories, not instances: an extension holds its operation's execution context, so each
     # operation needs its own.
     extensions: list[Any] = [
         lambda: AddValidationRules(rules),
         lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
         FreshLoaders,
-        ErrorCodes,
+        lambda: ErrorCodes(documents),
         # Clients send the same few documents over and over: parse and validate each once
         # (validation cost ~10 ms a request, parsing ~1 ms).
-        lambda: DocumentCache(parser),
+        lambda: DocumentCache(documents),
         lambda: ValidationCache(maxsize=DOCUMENT_CACHE),
         # After ValidationCache: both set the operation's pre-execution errors when validating.
         ValidUnicode,
     ]
-    return MemorySchema(
+    schema = MemorySchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
@@ -65,6 +69,8 @@ def build_schema(settings: ApiSettings | None = None) -> strawberry.Schema:
         extensions=extensions,
         config=StrawberryConfig(scalar_map={datetime: DATETIME}),
     )
+    schema.documents = documents
+    return schema
 
 
 def sdl() -> str:

@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
-from functools import lru_cache
+from collections.abc import Iterator
 from typing import Any
 
-from graphql import (
-    DocumentNode,
-    FieldNode,
-    FragmentDefinitionNode,
-    FragmentSpreadNode,
-    GraphQLError,
-    InlineFragmentNode,
-    OperationDefinitionNode,
-    SelectionSetNode,
-    ValidationRule,
-    Visitor,
-    parse,
-    visit,
-)
+from graphql import GraphQLError, ValidationRule
 from strawberry.extensions import SchemaExtension, query_depth_limiter
 from strawberry.types.execution import ExecutionContext
 
 from api.errors import recode
 from api.request_body import lone_surrogate
+from api.schema.documents import MAX_EXPANDED_FIELDS, Documents
 
 
 def _request_id(execution_context: ExecutionContext) -> str:
@@ -34,6 +20,10 @@ def _request_id(execution_context: ExecutionContext) -> str:
 
 class ErrorCodes(SchemaExtension):
     """Runs after the whole operation (parsing and validation included), like MaskErrors."""
+
+    def __init__(self, documents: Documents) -> None:
+        super().__init__()
+        self.documents = documents
 
     def on_operation(self) -> Iterator[None]:
         yield
@@ -47,15 +37,12 @@ class ErrorCodes(SchemaExtension):
         escapes every extension (an error without a code). Such a document is invalid whatever its
         depth: it is left to graphql-core's KnownFragmentNamesRule, without the depth rule."""
         context = self.execution_context
-        document = context.graphql_document
-        if document is not None and _expanded_fields(document) > MAX_EXPANDED_FIELDS:
-            # Fragments spread twice per level expand exponentially: strawberry's depth limiter
-            # walks every expansion (and so would overlap validation), blocking the event loop
-            # for minutes on a 2 KB document. Refused before any other rule runs.
+        document = self.documents.of(context)
+        if document is not None and document.too_many_fields:
+            # strawberry's depth limiter walks every expansion (and so would overlap validation),
+            # blocking the event loop for minutes on a 2 KB document: refused before any rule runs.
             context.validation_rules = (TooManyExpandedFields,)
-        elif document is not None and (
-            _spreads_undefined_fragment(document) or _has_empty_selection(document)
-        ):
+        elif document is not None and document.unfit_for_depth_rule:
             context.validation_rules = tuple(
                 rule for rule in context.validation_rules if rule.__module__ != query_depth_limiter.__name__
             )
@@ -78,11 +65,6 @@ def _recoded(errors: list[GraphQLError], request_id: str) -> list[GraphQLError]:
     ]
 
 
-# Fields a document may select once its fragments are expanded (the token limit bounds the text,
-# not this: `fragment F1 on T { ...F0 ...F0 }` doubles it per line).
-MAX_EXPANDED_FIELDS = 10_000
-
-
 class TooManyExpandedFields(ValidationRule):
     def enter_document(self, *_: object) -> None:
         self.report_error(
@@ -90,62 +72,6 @@ class TooManyExpandedFields(ValidationRule):
                 f"the document selects more than {MAX_EXPANDED_FIELDS} fields once its fragments are expanded"
             )
         )
-
-
-def _expanded_fields(document: DocumentNode) -> int:
-    """Fields the operations select with every fragment spread expanded (cycles and unknown
-    fragments count nothing: validation reports them); stops counting past the limit."""
-    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
-    memo: dict[str, int] = {}
-
-    def size(selections: SelectionSetNode | None, visiting: frozenset[str]) -> int:
-        total = 0
-        for selection in selections.selections if selections is not None else ():
-            if isinstance(selection, FieldNode):
-                total += 1 + size(selection.selection_set, visiting)
-            elif isinstance(selection, InlineFragmentNode):
-                total += size(selection.selection_set, visiting)
-            elif isinstance(selection, FragmentSpreadNode):
-                name = selection.name.value
-                if name in visiting or name not in fragments:
-                    continue
-                if name not in memo:
-                    memo[name] = size(fragments[name].selection_set, visiting | {name})
-                total += memo[name]
-            if total > MAX_EXPANDED_FIELDS:
-                break
-        return total
-
-    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
-    try:
-        return sum(size(operation.selection_set, frozenset()) for operation in operations)
-    except RecursionError:
-        return MAX_EXPANDED_FIELDS + 1
-
-
-def _has_empty_selection(document: DocumentNode) -> bool:
-    """`{}`: the depth limiter takes max() of nothing (ValueError, uncoded)."""
-    empty = False
-
-    class Sets(Visitor):
-        def enter_selection_set(self, node: SelectionSetNode, *_: object) -> None:
-            nonlocal empty
-            empty = empty or not node.selections
-
-    visit(document, Sets())
-    return empty
-
-
-def _spreads_undefined_fragment(document: DocumentNode) -> bool:
-    defined = {d.name.value for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
-    spread: set[str] = set()
-
-    class Spreads(Visitor):
-        def enter_fragment_spread(self, node: FragmentSpreadNode, *_: object) -> None:
-            spread.add(node.name.value)
-
-    visit(document, Spreads())
-    return not spread <= defined
 
 
 class ValidUnicode(SchemaExtension):
@@ -179,25 +105,17 @@ class FreshLoaders(SchemaExtension):
         yield
 
 
-def document_parser(maxsize: int) -> Callable[..., DocumentNode]:
-    """One LRU of parsed documents for the schema: parsing costs ~1 ms a request, and clients
-    send the same few documents. A document that fails to parse is not cached (lru_cache keeps
-    no exceptions)."""
-    return lru_cache(maxsize=maxsize)(parse)
-
-
 class DocumentCache(SchemaExtension):
     """Hands strawberry an already parsed document. Unlike strawberry's ParserCache, a syntax
     error is left to strawberry's own parse, which reports it through ErrorCodes as usual."""
 
-    def __init__(self, parser: Callable[..., DocumentNode]) -> None:
+    def __init__(self, documents: Documents) -> None:
         super().__init__()
-        self.parser = parser
+        self.documents = documents
 
     def on_parse(self) -> Iterator[None]:
         context = self.execution_context
         if context.query and context.graphql_document is None:
-            # On a syntax error strawberry parses again and reports it.
-            with contextlib.suppress(GraphQLError):
-                context.graphql_document = self.parser(context.query, **context.parse_options)
+            parsed = self.documents.read(context.query)
+            context.graphql_document = None if parsed is None else parsed.node
         yield
