@@ -31,6 +31,7 @@ from api.middleware.negotiation import NegotiationMiddleware
 from api.middleware.rate_limit import RateLimitMiddleware
 from api.middleware.readiness import ReadinessMiddleware
 from api.middleware.request_id import RequestIdMiddleware
+from api.middleware.server_timing import ServerTimingMiddleware
 from api.middleware.unhandled_errors import UnhandledErrorMiddleware
 from api.schema import build_schema
 from api.services import Services
@@ -99,13 +100,15 @@ def create_app(
 
 def graphql_routes(view: MemoryGraphQL, api: ApiSettings) -> list[BaseRoute]:
     """`/graphql` over HTTP and its websocket, each behind its middleware stack, outermost first.
-    The order is the contract (tests/test_api_*.py): the GraphiQL page is public; a request gets
-    its id before anything can fail; method and Accept are checked before the key, so that even a
+    The order is the contract (tests/test_api_*.py): the GraphiQL page is public; the
+    Server-Timing clock starts first, so it covers every other middleware; a request gets its id
+    before anything can fail; method and Accept are checked before the key, so that even a
     refusal is in a type the client reads; readiness, the key and its rate limit come in
     api/admission.py's order; the body is read last, only for a caller who may send one."""
     render = render_refusal
     http = [
         *([Middleware(GraphiQLMiddleware)] if api.graphiql else []),
+        *([Middleware(ServerTimingMiddleware)] if api.server_timing else []),
         Middleware(RequestIdMiddleware),
         Middleware(UnhandledErrorMiddleware, on_error=internal_error),
         Middleware(MethodsMiddleware, methods=("GET", "POST"), render=render),

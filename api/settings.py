@@ -35,6 +35,9 @@ class ApiSettings(BaseSettings):
     graphiql: bool = True
     # GET /metrics (Prometheus text format, no API key): counts and ages only, no user data.
     metrics: bool = True
+    # A Server-Timing header on every /graphql response over HTTP: the time spent waiting for
+    # Neo4j and the rest of the request in the service (durations only, no data).
+    server_timing: bool = True
     # Browser origins allowed to open the websocket besides the service's own (e.g. a frontend).
     websocket_origins: list[str] = Field(default_factory=list)
     max_subscriptions_per_connection: int = Field(default=20, ge=1)

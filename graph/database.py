@@ -38,6 +38,7 @@ from graph.errors import (
     WriteOutcomeUnknown,
 )
 from graph.settings import Neo4jSettings
+from graph.timing import timed_statement
 
 T = TypeVar("T")
 # A read that meets a transient failure (a leader switch, a deadlock victim) is tried again.
@@ -104,9 +105,10 @@ class Database:
         for attempt in range(READ_ATTEMPTS):
             self.round_trips += 1
             try:
-                async with self._session(READ_ACCESS) as session:
-                    result = await session.run(statement(name), params)
-                    return [_row(record) async for record in result]
+                with timed_statement():
+                    async with self._session(READ_ACCESS) as session:
+                        result = await session.run(statement(name), params)
+                        return [_row(record) async for record in result]
             except (ServiceUnavailable, SessionExpired, TransientError) as error:
                 if attempt + 1 == READ_ATTEMPTS or loop.time() >= deadline:
                     raise translate(error) from error
@@ -155,7 +157,8 @@ class Database:
         delay = TX_RETRY_DELAY_S
         while True:
             try:
-                return await self._transaction(mode, counted)
+                with timed_statement():
+                    return await self._transaction(mode, counted)
             except IncompleteCommit as error:
                 raise translate(error) from error
             except (DriverError, Neo4jError) as error:

@@ -52,6 +52,18 @@ def make_api_settings(**overrides: Any) -> ApiSettings:
     return ApiSettings(**(base | overrides))
 
 
+@asynccontextmanager
+async def app_client(db: Database, **overrides: Any) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of an app of its own, with these ApiSettings overrides, running for the block."""
+    app = create_app(AppSettings(), make_api_settings(**overrides), engine=make_engine(db))
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://t") as http,
+    ):
+        yield http
+
+
 @pytest.fixture(scope="session")
 async def api_app(db: Database) -> AsyncIterator[Starlette]:
     app = create_app(AppSettings(), make_api_settings(), engine=make_engine(db))

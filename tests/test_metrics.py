@@ -25,7 +25,7 @@ from graph.errors import LeaseLost, StoreUnavailable
 from graph.leases import LeaseStore
 from graph.models import Owner
 from local_llm_server import LocalLLMServer, Reply
-from tests.api_support import make_api_settings, make_engine
+from tests.api_support import app_client, make_api_settings, make_engine
 from tests.conftest import DIMENSION, engine_settings, llm_engine
 from tests.llm_script import by_task
 
@@ -184,12 +184,7 @@ async def test_metrics_endpoint_parses_and_names_no_user(db: Database) -> None:
 
 
 async def test_metrics_can_be_turned_off(db: Database) -> None:
-    app = create_app(AppSettings(), make_api_settings(metrics=False), engine=make_engine(db))
-    transport = httpx.ASGITransport(app=app)
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=transport, base_url="http://t") as http,
-    ):
+    async with app_client(db, metrics=False) as http:
         assert (await http.get("/metrics")).status_code == 404
 
 

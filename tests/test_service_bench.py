@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -164,6 +164,13 @@ def test_service_bench_smoke(neo4j_settings: Neo4jSettings, tmp_path: Path) -> N
     assert floors_found["recall_http_interleaved"]["n"] == floors_found["recall_reads"]["n"] == 3
     assert gaps["recall_p50"]["floor_p50_ms"] == floors_found["recall_reads"]["p50_ms"] > 0
     assert isinstance(gaps["recall_p50"]["within_allowed_gap"], bool)
+    # The service's own split of those requests, from its Server-Timing header.
+    timing = floors_found["recall_http_server_timing"]
+    assert (
+        timing["n"] == 3 and timing["round_trip_p50_ms"] == floors_found["recall_http_interleaved"]["p50_ms"]
+    )
+    assert timing["service_neo4j_p50_ms"] > 0 and timing["service_app_p50_ms"] > 0
+    assert gaps["recall_p50"]["by_server_timing"] == timing
     # The sweep: each level's acknowledged writes found stored once, with and without grouping.
     sweep = report["concurrency_sweep"]
     assert set(sweep["runs"]) == {"group_commit", "no_group_commit"}
@@ -196,6 +203,45 @@ def test_statements_run_together_are_replayed_together() -> None:
 
     recorded = [("b", {}, 0.0, 5.0), ("a", {}, 0.1, 4.0), ("c", {}, 6.0, 7.0), ("d", {}, 6.5, 8.0)]
     assert [[name for name, _ in wave] for wave in _waves(recorded)] == [["b", "a"], ["c", "d"]]
+
+
+async def test_floors_follow_their_requests_in_blocks() -> None:
+    from types import SimpleNamespace
+
+    from bench.service.floors import WARM, FloorRun, _alternate
+
+    events: list[str] = []
+    http = SimpleNamespace(last_timing={"neo4j": 1.0, "app": 2.0, "total": 3.0})
+    run = cast(FloorRun, SimpleNamespace(block=3, http=http))
+
+    def request(item: int) -> float:
+        events.append(f"h{item}")
+        return 10.0 + item
+
+    async def floor(item: int) -> float:
+        events.append(f"f{item}")
+        return float(item)
+
+    floors_ms, timed = await _alternate(run, list(range(WARM + 3)), request, floor)
+    assert events[:6] == ["h0", "h1", "h2", "f0", "f1", "f2"] and len(events) == 2 * (WARM + 3)
+    # The warm-up items are dropped; each request stays paired with its own floor.
+    assert floors_ms == [5.0, 6.0, 7.0]
+    assert [(t.round_trip_ms, t.floor_ms) for t in timed] == [(15.0, 5.0), (16.0, 6.0), (17.0, 7.0)]
+
+
+def test_the_server_split_pairs_each_request_with_its_floor() -> None:
+    from bench.service.floors import Timed, server_split
+
+    samples = [
+        Timed(12.0, {"neo4j": 8.0, "app": 2.0, "total": 10.0}, 7.0),
+        Timed(14.0, {"neo4j": 9.0, "app": 3.0, "total": 12.0}, 8.5),
+        Timed(99.0, {}, 1.0),  # a response without the header does not count
+    ]
+    split = server_split(samples)
+    assert split is not None and split["n"] == 2
+    assert split["outside_service_p50_ms"] == 2.0 and split["service_app_p50_ms"] == 2.5
+    assert split["service_neo4j_over_floor_p50_ms"] == 0.75
+    assert server_split([Timed(1.0, {}, 1.0)]) is None
 
 
 def test_overheads_put_each_request_beside_its_floor() -> None:

@@ -4,6 +4,7 @@ database floor."""
 from __future__ import annotations
 
 from bench.service.results import (
+    DriverFloors,
     EmbedderRun,
     Floor,
     Floors,
@@ -166,16 +167,20 @@ def overheads(result: EmbedderRun) -> Overheads | None:
     out: Overheads = {"allowed_gap_ms": GAP_ALLOWED_MS}
     remember = result.get("remember_background") or result.get("remember_inline")
     if "remember_http_interleaved" in found:
-        where = f"{found.get('consolidation_mode', '?')} mode, interleaved with the floor"
+        where = f"{found.get('consolidation_mode', '?')} mode, {_alternation(found)}"
         out["remember_p50"] = _gap(found["remember_http_interleaved"], found["remember_write"], where)
+        if "remember_http_server_timing" in found:
+            out["remember_p50"]["by_server_timing"] = found["remember_http_server_timing"]
     elif remember is not None and "remember_write" in found:
         mode = remember.get("consolidation_mode", "?")
         out["remember_p50"] = _gap(remember["latency"], found["remember_write"], mode)
     size = found.get("recall_user_interactions")
     recall = result.get("recall", {}).get(str(size))
     if "recall_http_interleaved" in found:
-        where = f"{size} interactions, interleaved with the floor"
+        where = f"{size} interactions, {_alternation(found)}"
         out["recall_p50"] = _gap(found["recall_http_interleaved"], found["recall_reads"], where)
+        if "recall_http_server_timing" in found:
+            out["recall_p50"]["by_server_timing"] = found["recall_http_server_timing"]
     elif recall is not None and "recall_reads" in found:
         out["recall_p50"] = _gap(recall["latency"], found["recall_reads"], f"{size} interactions")
     # The gap split by the in-process profile (same data, same run): the engine's own share
@@ -184,6 +189,13 @@ def overheads(result: EmbedderRun) -> Overheads | None:
     _split_gap(out.get("remember_p50"), profile.get("engine_remember_write_only"))
     _split_gap(out.get("recall_p50"), profile.get("engine_recall"))
     return out
+
+
+def _alternation(found: DriverFloors) -> str:
+    block = found.get("block", 1)
+    if block == 1:
+        return "alternating with the floor every request"
+    return f"alternating with the floor in blocks of {block} requests"
 
 
 def _split_gap(gap: Gap | None, engine: Latency | None) -> None:

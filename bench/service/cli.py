@@ -96,6 +96,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--floor-n", type=int, default=200, help="samples of each floor (and its request)")
     parser.add_argument(
+        "--floor-block",
+        type=int,
+        default=1,
+        help="HTTP requests sent in a row before their floors (1: alternate every request)",
+    )
+    parser.add_argument(
         "--sweep-writers", default="1,2,4,8,16", help="concurrency sweep levels ('' skips it)"
     )
     parser.add_argument("--sweep-seconds", type=float, default=20.0, help="duration of each sweep level")
@@ -144,6 +150,7 @@ def run_options(args: argparse.Namespace, embedder: str) -> tuple[RunOptions, li
         gated_batch=args.gated_batch,
         floors=args.floors,
         floor_n=args.floor_n,
+        floor_block=args.floor_block,
         profile=args.profile,
         profile_n=args.profile_n,
     )

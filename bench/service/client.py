@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -27,6 +28,13 @@ RECALL = """query Recall($userId: ID!, $query: String!, $budget: BudgetInput) {
 
 # A GraphQL response's `data`: JSON whose shape the document asked for.
 Data = dict[str, Any]
+# One metric of a Server-Timing header (api/middleware/server_timing.py): name and duration.
+METRIC = re.compile(r"(\w+);dur=([\d.]+)")
+
+
+def server_timing(header: str | None) -> dict[str, float]:
+    """The service's own split of a request, in ms: `neo4j`, `app` and `total` (empty without one)."""
+    return {name: float(ms) for name, ms in METRIC.findall(header or "")}
 
 
 class Client:
@@ -36,6 +44,8 @@ class Client:
             headers={"authorization": f"Bearer {key}", "accept": "application/json"},
             timeout=300,
         )
+        # The Server-Timing metrics of the last response (empty when the service sends none).
+        self.last_timing: dict[str, float] = {}
 
     def close(self) -> None:
         self.http.close()
@@ -45,6 +55,7 @@ class Client:
         start = time.perf_counter()
         response = self.http.post("/graphql", json={"query": query, "variables": variables})
         elapsed = (time.perf_counter() - start) * 1000
+        self.last_timing = server_timing(response.headers.get("server-timing"))
         body = response.json()
         if response.status_code != 200 or body.get("errors"):
             raise RuntimeError(f"GraphQL error ({response.status_code}): {json.dumps(body)[:1000]}")

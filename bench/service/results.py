@@ -112,14 +112,28 @@ class Profile(TypedDict, total=False):
     engine_remember_with_gate: Latency
 
 
+class ServerSplit(TypedDict):
+    """An interleaved request's time by the service's Server-Timing header (bench/service/floors.py)."""
+
+    n: int
+    round_trip_p50_ms: float
+    outside_service_p50_ms: float
+    service_app_p50_ms: float
+    service_neo4j_p50_ms: float
+    service_neo4j_over_floor_p50_ms: float
+
+
 class DriverFloors(TypedDict, total=False):
     """The database floors: the requests' statements replayed through the driver (or the error)."""
 
     error: str
     n: int
+    block: int
     remember_write: StatementsLatency
     remember_http_interleaved: Latency
     recall_http_interleaved: Latency
+    remember_http_server_timing: ServerSplit
+    recall_http_server_timing: ServerSplit
     recall_reads: StatementsLatency
     recall_user_interactions: int | None
     consolidation_mode: str
@@ -147,6 +161,7 @@ class Gap(TypedDict):
     within_allowed_gap: bool
     measured: str
     split_p50_ms: NotRequired[Split]
+    by_server_timing: NotRequired[ServerSplit]
 
 
 class Overheads(TypedDict, total=False):

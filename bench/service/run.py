@@ -45,6 +45,7 @@ class RunOptions:
     gated_batch: int
     floors: bool
     floor_n: int
+    floor_block: int
     profile: bool
     profile_n: int
 
@@ -191,10 +192,10 @@ class EmbedderBench:
     def _floors(self, mode: Mode, client: Client) -> None:
         largest, user = self._largest()
         log(f"[{self.embedder}/{mode}] floors: the same statements through the driver, interleaved with HTTP")
-        n = self.options.floor_n
+        n, block = self.options.floor_n, self.options.floor_block
         try:
             found = asyncio.run(
-                driver_floors(self.target, self.embedder, self.tenant, user, self.salads, n, client)
+                driver_floors(self.target, self.embedder, self.tenant, user, self.salads, n, client, block)
             )
             found["recall_user_interactions"] = largest
             found["consolidation_mode"] = mode

@@ -1,0 +1,72 @@
+"""Server-Timing on /graphql (api/middleware/server_timing.py): the time waiting for Neo4j, the
+rest of the request, and the total; statements that run side by side count once."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import httpx
+
+from graph.database import Database
+from graph.timing import StatementClock, statement_clock, timed_statement
+from tests.api_support import Caller, api_app, app_client, caller, client, new_caller
+
+__all__ = ["api_app", "caller", "client"]
+
+RECALL = 'query { recall(userId: "u", query: "sailing in the harbour") { subconscious { score } } }'
+TIMING = re.compile(r'^neo4j;dur=([\d.]+);desc="(\d+) statements?", app;dur=([\d.]+), total;dur=([\d.]+)$')
+
+
+def _timing(response: httpx.Response) -> tuple[float, int, float, float]:
+    found = TIMING.match(response.headers["server-timing"])
+    assert found is not None, response.headers["server-timing"]
+    neo4j, count, app, total = found.groups()
+    return float(neo4j), int(count), float(app), float(total)
+
+
+def test_overlapping_statements_count_once() -> None:
+    clock = StatementClock([(0.0, 2.0), (1.0, 3.0), (5.0, 6.0), (5.5, 5.7)])
+    assert clock.busy_s() == 4.0
+    assert StatementClock().busy_s() == 0.0
+
+
+async def test_statements_of_tasks_a_request_starts_land_on_its_clock() -> None:
+    async def statement() -> None:
+        with timed_statement():
+            await asyncio.sleep(0.05)
+
+    with statement_clock() as clock:
+        await asyncio.gather(statement(), statement())
+    assert clock.statements == 2
+    # Side by side: about one statement's time, not two.
+    assert 0.045 <= clock.busy_s() < 0.095
+    await statement()  # the block is over: its clock records nothing more
+    assert clock.statements == 2
+
+
+async def test_a_recall_reports_its_neo4j_time_apart_from_the_rest(caller: Caller) -> None:
+    await caller.gql(
+        'mutation { remember(input: {userId: "u", text: "sailing in the harbour"}) { created } }'
+    )
+    ping = await caller.post("{ __typename }")
+    recall = await caller.post(RECALL)
+    assert ping.status_code == recall.status_code == 200, recall.text
+    _, ping_statements, _, _ = _timing(ping)
+    neo4j, statements, app, total = _timing(recall)
+    # The key lookup (no key cache in the tests) is the ping's only statement; a recall adds its reads.
+    assert ping_statements == 1
+    assert statements > ping_statements
+    assert 0 < neo4j <= total and abs(neo4j + app - total) <= 0.02
+
+
+async def test_a_refused_request_is_timed_too(client: httpx.AsyncClient) -> None:
+    refused = await client.post("/graphql", json={"query": "{ __typename }"})
+    assert refused.status_code == 401
+    assert _timing(refused)[1] == 0  # refused before any key lookup: no bearer token at all
+
+
+async def test_server_timing_can_be_turned_off(db: Database) -> None:
+    async with app_client(db, server_timing=False) as http:
+        response = await (await new_caller(db, http)).post("{ __typename }")
+    assert response.status_code == 200 and "server-timing" not in response.headers
