@@ -22,12 +22,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+import contextvars
+import time
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from graph.errors import StoreUnavailable, WriteOutcomeUnknown
 from graph.interactions import InteractionStore, PreparedWrite
 from graph.models import StoredInteraction
+from graph.timing import StatementClock, current_clock
 
 # A group holds at most this many interactions (a batch write alone may be larger): one
 # transaction's size stays that of an ordinary batch.
@@ -45,6 +49,9 @@ SHARED_FAILURES = (WriteOutcomeUnknown, StoreUnavailable)
 class _Member:
     write: PreparedWrite
     done: asyncio.Future[list[StoredInteraction]]
+    # The caller's request clock (graph/timing.py): the commit that holds this write is its
+    # Neo4j time, whichever request's write started the group's task.
+    clock: StatementClock | None = None
 
 
 @dataclass
@@ -87,9 +94,9 @@ class WriteGroups:
             self._count(1)
             return (await self.store.write_prepared([prepared]))[0]
         done: asyncio.Future[list[StoredInteraction]] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Member(prepared, done))
+        self._queue.append(_Member(prepared, done, current_clock()))
         if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.create_task(self._flush(), name="recmem-group-commit")
+            self._flusher = _detached(self._flush(), "recmem-group-commit")
         return await done
 
     async def _flush(self) -> None:
@@ -103,7 +110,7 @@ class WriteGroups:
                 await self._gather()
             group = self._take()
             if group:
-                task = asyncio.create_task(self._commit(group), name="recmem-group-commit-tx")
+                task = _detached(self._commit(group), "recmem-group-commit-tx")
                 self._in_flight.add(task)
                 task.add_done_callback(self._in_flight.discard)
 
@@ -139,7 +146,8 @@ class WriteGroups:
         ordered = sorted(group, key=lambda m: (m.write.owner.tenant, m.write.owner.user_id))
         self._count(len(ordered))
         try:
-            results = await self.store.write_prepared([m.write for m in ordered])
+            with _timed_for(ordered):
+                results = await self.store.write_prepared([m.write for m in ordered])
         except SHARED_FAILURES as error:
             for member in ordered:
                 _fail(member, error)
@@ -165,7 +173,8 @@ class WriteGroups:
             self.stats.alone_after_failure += 1
             self._count(1)
             try:
-                stored = (await self.store.write_prepared([member.write]))[0]
+                with _timed_for([member]):
+                    stored = (await self.store.write_prepared([member.write]))[0]
             except Exception as error:
                 _fail(member, error)
             else:
@@ -178,6 +187,25 @@ class WriteGroups:
         stats.members += members
         stats.largest = max(stats.largest, members)
         stats.sizes[members] = stats.sizes.get(members, 0) + 1
+
+
+def _detached(work: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+    """A task that serves many requests: it runs outside the request that happened to start it,
+    so that request's clock does not take the others' statements."""
+    return asyncio.create_task(work, name=name, context=contextvars.Context())
+
+
+@contextlib.contextmanager
+def _timed_for(members: list[_Member]) -> Iterator[None]:
+    """The block as Neo4j time of every member's request."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        end = time.perf_counter()
+        for member in members:
+            if member.clock is not None:
+                member.clock.record(start, end)
 
 
 def _items(queue: list[_Member]) -> int:

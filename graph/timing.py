@@ -3,7 +3,10 @@ header): every statement the Database sends while a clock is running is recorded
 
 A context variable carries the clock, so the statements of tasks a request starts (a recall's
 layers run side by side) land on the request's clock too. Overlapping statements count once:
-what is reported is the time at least one statement was out, not the sum."""
+what is reported is the time at least one statement was out, not the sum. A clock stops when its
+request has answered, so a task the request started that outlives it (an event feed) adds nothing
+more to it; work done for many requests at once (a group commit) records on each one's clock itself
+(`current_clock`, `record`) from a task that carries none."""
 
 from __future__ import annotations
 
@@ -18,6 +21,14 @@ from dataclasses import dataclass, field
 class StatementClock:
     # (start, end) of each statement, perf_counter seconds.
     spans: list[tuple[float, float]] = field(default_factory=list)
+    running: bool = True
+
+    def record(self, start: float, end: float) -> None:
+        if self.running:
+            self.spans.append((start, end))
+
+    def stop(self) -> None:
+        self.running = False
 
     @property
     def statements(self) -> int:
@@ -36,6 +47,10 @@ class StatementClock:
 _clock: ContextVar[StatementClock | None] = ContextVar("recmem_statement_clock", default=None)
 
 
+def current_clock() -> StatementClock | None:
+    return _clock.get()
+
+
 @contextmanager
 def statement_clock() -> Iterator[StatementClock]:
     """A clock for the statements sent inside this block (and the tasks it starts)."""
@@ -44,6 +59,7 @@ def statement_clock() -> Iterator[StatementClock]:
     try:
         yield clock
     finally:
+        clock.stop()
         _clock.reset(token)
 
 
@@ -58,4 +74,4 @@ def timed_statement() -> Iterator[None]:
     try:
         yield
     finally:
-        clock.spans.append((start, time.perf_counter()))
+        clock.record(start, time.perf_counter())

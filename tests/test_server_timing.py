@@ -8,9 +8,23 @@ import re
 
 import httpx
 
+from api.app import create_app
+from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.engine import MemoryEngine
+from consolidation.offline import OfflineConsolidator
+from consolidation.wiring import AppSettings
 from graph.database import Database
 from graph.timing import StatementClock, statement_clock, timed_statement
-from tests.api_support import Caller, api_app, app_client, caller, client, new_caller
+from tests.api_support import (
+    Caller,
+    api_app,
+    app_client,
+    caller,
+    client,
+    make_api_settings,
+    new_caller,
+)
+from tests.conftest import DIMENSION, engine_settings
 
 __all__ = ["api_app", "caller", "client"]
 
@@ -43,6 +57,41 @@ async def test_statements_of_tasks_a_request_starts_land_on_its_clock() -> None:
     assert 0.045 <= clock.busy_s() < 0.095
     await statement()  # the block is over: its clock records nothing more
     assert clock.statements == 2
+
+
+async def test_a_task_that_outlives_its_request_adds_nothing_to_it() -> None:
+    finished = asyncio.Event()
+
+    async def later() -> None:
+        await asyncio.sleep(0.02)
+        with timed_statement():
+            await asyncio.sleep(0)
+        finished.set()
+
+    with statement_clock() as clock:
+        task = asyncio.create_task(later())  # carries the clock in its context
+    await finished.wait()
+    await task
+    assert clock.statements == 0
+
+
+async def test_writes_that_share_a_commit_each_count_it(db: Database) -> None:
+    # Background mode: a remember's only statement of its own is then its write.
+    settings = engine_settings(consolidation_mode="background")
+    engine = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), settings)
+    app = create_app(AppSettings(), make_api_settings(), engine=engine)
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://t") as http,
+    ):
+        caller = await new_caller(db, http)
+        remember = 'mutation($t: String!) { remember(input: {userId: "u", text: $t}) { created } }'
+        sent = await asyncio.gather(*(caller.post(remember, {"t": f"turn {i}"}) for i in range(6)))
+    assert all(r.status_code == 200 and "errors" not in r.json() for r in sent)
+    assert engine.writes.stats.largest > 1, "the writes did not share a commit"
+    # Each: its key lookup and the commit that holds its write, whichever request started it.
+    assert [_timing(r)[1] for r in sent] == [2] * 6
 
 
 async def test_a_recall_reports_its_neo4j_time_apart_from_the_rest(caller: Caller) -> None:

@@ -28,6 +28,7 @@ class ServerTimingMiddleware(HttpMiddleware):
             async def send_with_timing(message: Message) -> None:
                 if message["type"] == "http.response.start":
                     MutableHeaders(scope=message).append(HEADER, server_timing(clock, start))
+                    clock.stop()  # the request has answered: nothing after this is its time
                 await send(message)
 
             await self.app(scope, receive, send_with_timing)
