@@ -53,9 +53,12 @@ def make_api_settings(**overrides: Any) -> ApiSettings:
 
 
 @asynccontextmanager
-async def app_client(db: Database, **overrides: Any) -> AsyncIterator[httpx.AsyncClient]:
-    """A client of an app of its own, with these ApiSettings overrides, running for the block."""
-    app = create_app(AppSettings(), make_api_settings(**overrides), engine=make_engine(db))
+async def app_client(
+    db: Database, engine: MemoryEngine | None = None, **overrides: Any
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of an app of its own (over `engine`, or a fresh one), with these ApiSettings
+    overrides, running for the block."""
+    app = create_app(AppSettings(), make_api_settings(**overrides), engine=engine or make_engine(db))
     transport = httpx.ASGITransport(app=app)
     async with (
         app.router.lifespan_context(app),

@@ -8,11 +8,9 @@ import re
 
 import httpx
 
-from api.app import create_app
 from consolidation.embedders.hashing import HashingEmbedder
 from consolidation.engine import MemoryEngine
 from consolidation.offline import OfflineConsolidator
-from consolidation.wiring import AppSettings
 from graph.database import Database
 from graph.timing import StatementClock, statement_clock, timed_statement
 from tests.api_support import (
@@ -21,7 +19,6 @@ from tests.api_support import (
     app_client,
     caller,
     client,
-    make_api_settings,
     new_caller,
 )
 from tests.conftest import DIMENSION, engine_settings
@@ -79,12 +76,7 @@ async def test_writes_that_share_a_commit_each_count_it(db: Database) -> None:
     # Background mode: a remember's only statement of its own is then its write.
     settings = engine_settings(consolidation_mode="background")
     engine = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), settings)
-    app = create_app(AppSettings(), make_api_settings(), engine=engine)
-    transport = httpx.ASGITransport(app=app)
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=transport, base_url="http://t") as http,
-    ):
+    async with app_client(db, engine) as http:
         caller = await new_caller(db, http)
         remember = 'mutation($t: String!) { remember(input: {userId: "u", text: $t}) { created } }'
         sent = await asyncio.gather(*(caller.post(remember, {"t": f"turn {i}"}) for i in range(6)))
