@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import socket
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
+from bench.serve_process import free_port
 from consolidation.embedders.hashing import HashingEmbedder
 from consolidation.engine import MemoryEngine
 from consolidation.llm import build_language_model
@@ -30,12 +30,6 @@ DIMENSION = 384
 TEST_TEMPLATE = "{text}"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jSettings]:
     """RECMEM_TEST_NEO4J_URI when set (CI starts the server); else a throwaway local server."""
@@ -45,7 +39,7 @@ def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jSe
         yield Neo4jSettings(uri=uri, password=password, home=Path("/nonexistent"))
         return
     home = tmp_path_factory.mktemp("neo4j-home")
-    port = _free_port()
+    port = free_port()
     settings = Neo4jSettings(
         uri=f"bolt://127.0.0.1:{port}", password=None, home=home, port=port, heap="1g", pagecache="256m"
     )

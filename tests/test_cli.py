@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from bench.serve_process import free_port, free_ports
 from cli import memory as memory_cli
 from cli.main import app
 from graph.database import Database
@@ -42,12 +42,6 @@ UNITS = [
     ("Ben", "Salmon rolls are the best sushi", "2024-05-01T19:01:00Z", "D1:2"),
     ("Ann", "We had sushi dinner with salmon rolls again", "2024-05-08T19:00:00Z", "D2:1"),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _clean_env() -> dict[str, str]:
@@ -107,7 +101,7 @@ def test_a_bad_setting_is_a_user_error(tmp_path: Path) -> None:
 
 
 def test_an_unreachable_neo4j_is_one_line_and_status_1(tmp_path: Path) -> None:
-    env = _clean_env() | {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{_free_port()}"}
+    env = _clean_env() | {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{free_port()}"}
     env["RECMEM_NEO4J_PASSWORD"] = "unused"
     done = recmem("recall", "sushi", "--user", "alice", env=env, cwd=tmp_path)
     assert done.returncode == 1, done.stderr
@@ -292,11 +286,29 @@ def _ready(base: str, process: subprocess.Popen[bytes], log: Path) -> Callable[[
     def check() -> bool:
         assert process.poll() is None, f"recmem serve exited early:\n{log.read_text()[-3000:]}"
         try:
-            return httpx.get(f"{base}/readyz", timeout=3).status_code == 200
+            answer = httpx.get(f"{base}/readyz", timeout=3)
         except httpx.HTTPError:
+            return False
+        # The body too: a 200 from anything but recmem (say a Bolt port) is not serve being ready.
+        try:
+            return answer.status_code == 200 and answer.json().get("status") == "ready"
+        except ValueError:  # not JSON: not recmem's /readyz
             return False
 
     return check
+
+
+def test_a_bolt_port_does_not_pass_for_a_ready_service(neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:
+    """Neo4j's Bolt port answers `GET /readyz` with 200 (an empty discovery body); the serve tests'
+    readiness check must not take that for serve being up (it once did, when the API port drawn
+    equalled the Neo4j port, and the test stopped serve in the middle of its Neo4j start)."""
+    bolt = neo4j_settings.uri.replace("bolt://", "http://")
+    assert httpx.get(f"{bolt}/readyz", timeout=10).status_code == 200  # what fooled the old check
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as idle:
+        try:
+            assert not _ready(bolt, idle, tmp_path / "none.log")()
+        finally:
+            idle.kill()
 
 
 def _neo4j_alive(pid: int) -> bool:
@@ -330,8 +342,9 @@ class Served:
 
 @contextmanager
 def serving(env: dict[str, str], folder: Path) -> Iterator[Served]:
-    """`recmem serve` as a process of its own, ready (Neo4j answers, schema migrated)."""
-    port = _free_port()
+    """`recmem serve` as a process of its own, ready (Neo4j answers, schema migrated); on the
+    env's RECMEM_API_PORT if set, else on a free port."""
+    port = int(env.get("RECMEM_API_PORT") or free_port())
     log = folder / "serve.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -358,12 +371,13 @@ EXIT_ON = {signal.SIGTERM: -signal.SIGTERM, signal.SIGINT: 130}
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
 def test_serve_stops_the_neo4j_it_started(sig: signal.Signals, tmp_path: Path) -> None:
-    home, port = tmp_path / "neo4j", _free_port()
+    home, (port, api_port) = tmp_path / "neo4j", free_ports(2)
     env = _clean_env() | {
         "RECMEM_NEO4J_HOME": str(home),
         "RECMEM_NEO4J_PORT": str(port),
         "RECMEM_NEO4J_HEAP": "512m",
         "RECMEM_NEO4J_PAGECACHE": "64m",
+        "RECMEM_API_PORT": str(api_port),
     }
     server = LocalNeo4j(Neo4jSettings(home=home, port=port, password=None))
     try:
@@ -381,13 +395,13 @@ def test_serve_stops_the_neo4j_it_started(sig: signal.Signals, tmp_path: Path) -
 
 @pytest.mark.slow
 def test_serve_stopped_while_starting_neo4j_stops_it(tmp_path: Path) -> None:
-    home, port = tmp_path / "neo4j", _free_port()
+    home, (port, api_port) = tmp_path / "neo4j", free_ports(2)
     env = _clean_env() | {
         "RECMEM_NEO4J_HOME": str(home),
         "RECMEM_NEO4J_PORT": str(port),
         "RECMEM_NEO4J_HEAP": "512m",
         "RECMEM_NEO4J_PAGECACHE": "64m",
-        "RECMEM_API_PORT": str(_free_port()),
+        "RECMEM_API_PORT": str(api_port),
     }
     server = LocalNeo4j(Neo4jSettings(home=home, port=port, password=None))
     log = tmp_path / "serve.log"

@@ -28,7 +28,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, WebSocket, expect
 
-from bench.serve_process import free_port, serving
+from bench.serve_process import free_port, free_ports, serving
 from graph.settings import Neo4jSettings
 from tests.api_support import STORY
 from tests.browser_support import offline_chromium
@@ -414,8 +414,8 @@ def test_an_unreachable_store_is_said_so(
 ) -> None:
     """A service whose Neo4j does not answer still serves the page; signing in says UNAVAILABLE
     rather than calling the key wrong."""
-    nobody = f"bolt://127.0.0.1:{free_port()}"  # a port nothing listens on (not the local server's)
-    env = serve_env(neo4j_settings, free_port(), RECMEM_NEO4J_URI=nobody)
+    nobody, port = free_ports(2)  # nobody: a port nothing listens on (not the local server's)
+    env = serve_env(neo4j_settings, port, RECMEM_NEO4J_URI=f"bolt://127.0.0.1:{nobody}")
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     with serving(env, tmp_path, "serve.log", ready_within_s=None) as served, closing(context):
         base = served.base
