@@ -59,7 +59,7 @@ def around(engine: MemoryEngine) -> Memory:
     stores = engine.stores
     return Memory(
         engine=engine,
-        forgetter=Forgetter(stores, engine.embedder, engine.consolidator, engine.settings),
+        forgetter=Forgetter(engine),
         audit=MemoryAudit(stores),
         keys=AccessKeys(stores.keys),
         storage=Storage(stores.db, engine.embedder, engine.settings),

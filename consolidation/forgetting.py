@@ -18,16 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from consolidation.consolidator import Consolidator, EpisodeDraft, EpisodeInput, FactDraft, RefineInput
-from consolidation.embedders import Embedder
+from consolidation.consolidator import EpisodeDraft, EpisodeInput, FactDraft, RefineInput
+from consolidation.engine import MemoryEngine
 from consolidation.gate import in_time_order
 from consolidation.leasing import holder_id, take_lease
 from consolidation.llm.types import Usage
 from consolidation.runs import run_record
-from consolidation.settings import EngineSettings
-from consolidation.stores import Stores
 from consolidation.turns import to_turn
-from graph.database import Database
 from graph.errors import GraphError
 from graph.forget import (
     EpisodeRewrite,
@@ -77,22 +74,16 @@ class _Prepared:
 
 
 class Forgetter:
-    def __init__(
-        self,
-        stores: Stores | Database,
-        embedder: Embedder,
-        consolidator: Consolidator,
-        settings: EngineSettings,
-    ) -> None:
-        """Over the service's shared `stores` (consolidation/assembly.py), or a bare database's."""
-        if isinstance(stores, Database):
-            stores = Stores.open(stores, embedder.dimension)
+    def __init__(self, engine: MemoryEngine) -> None:
+        """Over an engine's stores, with its embedder, consolidator and settings: what a forget
+        rebuilds is what that engine's consolidation would have written."""
+        stores = engine.stores
         self.store = stores.forget
         self.interactions = stores.interactions
         self.leases = stores.leases
-        self.embedder = embedder
-        self.consolidator = consolidator
-        self.settings = settings
+        self.embedder = engine.embedder
+        self.consolidator = engine.consolidator
+        self.settings = engine.settings
 
     async def forget_interaction(self, owner: Owner, interaction_id: str) -> Forgotten:
         require_owner(owner.tenant, owner.user_id)

@@ -11,6 +11,7 @@ import pytest
 
 from consolidation.consolidator import EpisodeInput
 from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.engine import MemoryEngine
 from consolidation.forgetting import Busy, Forgetter
 from consolidation.llm.types import LLMResult, LLMUnavailable
 from consolidation.offline import OfflineConsolidator
@@ -190,7 +191,9 @@ async def _fact_from_two_turns(
 def _forgetter(
     db: Database, embedder: HashingEmbedder, consolidator: Any = None, **settings: Any
 ) -> Forgetter:
-    return Forgetter(db, embedder, consolidator or OfflineConsolidator(), engine_settings(**settings))
+    return Forgetter(
+        MemoryEngine(db, embedder, consolidator or OfflineConsolidator(), engine_settings(**settings))
+    )
 
 
 async def test_a_fact_with_another_source_is_restated_without_the_forgotten_turn(

@@ -275,7 +275,7 @@ async def test_a_failed_batch_merge_leaves_every_turn_waiting_and_no_partial_epi
 async def test_a_waiting_turn_can_be_forgotten(db: Database, owner: Owner, llm: LocalLLMServer) -> None:
     engine, episode_id = await hot_engine(db, owner, llm, merge_batch=10)
     gone, kept = [await engine.remember(owner, unit(SUSHI[i], 10 + n)) for n, i in enumerate((3, 0))]
-    forgetter = Forgetter(db, engine.embedder, OfflineConsolidator(), engine_settings())
+    forgetter = Forgetter(MemoryEngine(db, engine.embedder, OfflineConsolidator(), engine_settings()))
     forgotten = await forgetter.forget_interaction(owner, gone.interaction_id)
     assert forgotten.interaction_ids == [gone.interaction_id] and not forgotten.episode_ids
     state = await turn_state(db, owner)
@@ -293,7 +293,7 @@ async def test_turns_waiting_for_a_forgotten_episode_meet_the_gate_again(
     (waiting,) = [await engine.remember(owner, unit(SUSHI[3], 10))]
     assert outcome_of(waiting).waiting_for == episode_id
     sources = next(v["sources"] for v in await episodes(db, owner) if v["id"] == episode_id)
-    forgetter = Forgetter(db, engine.embedder, OfflineConsolidator(), engine_settings())
+    forgetter = Forgetter(MemoryEngine(db, engine.embedder, OfflineConsolidator(), engine_settings()))
     for source in sources:
         await forgetter.forget_interaction(owner, source)
     assert not await episodes(db, owner)  # the episode rested on nothing else

@@ -298,7 +298,7 @@ async def test_forgetting_erases_the_event_records(db: Database, owner: Owner) -
         await engine.remember(owner, Unit(text=text, speaker="Alice", occurred_at=at))
     events = await logged_events(db, owner)
     assert len(events) == 2 and all(len(e["consolidated"]) == 3 for e in events)
-    forgetter = Forgetter(db, engine.embedder, engine.consolidator, engine.settings)
+    forgetter = Forgetter(engine)
     forgotten = events[0]["consolidated"][0]
     await forgetter.forget_interaction(owner, forgotten)
     # The event that names the forgotten turn is gone; the other topic's stays.
@@ -332,9 +332,7 @@ async def test_a_feed_follows_a_user_forgotten_and_written_again(db: Database, o
 
                 await until(heard_it, 60, f"the event of round {round_}")
                 if round_ == 0:
-                    await Forgetter(db, writer.embedder, writer.consolidator, writer.settings).forget_user(
-                        owner
-                    )
+                    await Forgetter(writer).forget_user(owner)
     finally:
         listener.cancel()
         await asyncio.gather(listener, return_exceptions=True)
