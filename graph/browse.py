@@ -109,10 +109,17 @@ class BrowseStore:
         )
 
     async def fact_page(
-        self, owner: Owner, request: PageRequest, *, status: str | None, as_of: datetime | None
+        self,
+        owner: Owner,
+        request: PageRequest,
+        *,
+        status: str | None,
+        as_of: datetime | None,
+        kind: str | None = None,
     ) -> Page[models.Fact]:
         _aware_or_none("as_of", as_of)
-        return await self._page("facts", owner, request, fact_from, {"status": status, "as_of": as_of})
+        filters = {"status": status, "as_of": as_of, "kind": kind}
+        return await self._page("facts", owner, request, fact_from, filters)
 
     async def run_page(
         self, owner: Owner, request: PageRequest, *, op: str | None

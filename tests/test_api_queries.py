@@ -283,6 +283,22 @@ async def test_episodes_facts_runs_connections_and_stats(story: Story) -> None:
     assert [r["op"] for r in user["refines"]["nodes"]] == ["refine_facts", "refine_facts"]
 
 
+async def test_facts_filter_by_kind_in_the_store(story: Story) -> None:
+    """The kind filter is the API's: every page holds only that kind, and a kind no fact has is empty."""
+    every = (await story.caller.gql('{ user(id: "alice") { facts { nodes { id kind status } } } }'))["user"]
+    facts = every["facts"]["nodes"]
+    kinds = {f["kind"] for f in facts}
+    absent = sorted({"PREFERENCE", "ATTRIBUTE", "EVENT", "PLAN", "RELATION", "OTHER"} - kinds)
+    assert facts and absent  # the story has facts, and not of every kind
+    query = """query($kind: FactKind, $status: FactStatus) { user(id: "alice") {
+        facts(kind: $kind, status: $status) { nodes { id } } } }"""
+    for kind in [*sorted(kinds), absent[0]]:
+        for status in (None, "ACTIVE"):
+            data = await story.caller.gql(query, {"kind": kind, "status": status})
+            wanted = [f["id"] for f in facts if f["kind"] == kind and status in (None, f["status"])]
+            assert [f["id"] for f in data["user"]["facts"]["nodes"]] == wanted, (kind, status)
+
+
 async def test_fact_relations_and_history(story: Story) -> None:
     old = story.first_facts[0]
     data = await story.caller.gql(

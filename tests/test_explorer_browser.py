@@ -74,7 +74,7 @@ REMEMBER = """mutation($input: RememberInput!, $now: Boolean) {
     consolidation { action episodeId factIds supersededFactIds consolidatedIds }
   }
 }"""
-FACT = "query($id: ID!) { fact(id: $id) { id text } }"
+FACT = "query($id: ID!) { fact(id: $id) { id text kind } }"
 # The audit graph's node count (a data attribute): more than the fact and its neighbours.
 MANY_NODES = re.compile(r"^(?:[6-9]|[1-9]\d+)$")
 
@@ -87,6 +87,7 @@ class Seeded:
     old_fact: str
     episode: str  # the merged episode version
     forget_text: str
+    new_fact_kind: str  # its FactKind, as the API names it
 
 
 @pytest.fixture(scope="module")
@@ -131,9 +132,9 @@ def seeded(service: KeyedService) -> Seeded:
     created, merged = story[2]["consolidation"], story[3]["consolidation"]
     assert (created["action"], merged["action"]) == ("CREATED", "MERGED"), story
     assert merged["supersededFactIds"], "the merge superseded no fact"
-    new_fact = service.post(FACT, {"id": merged["factIds"][0]})["fact"]["text"]
+    new_fact = service.post(FACT, {"id": merged["factIds"][0]})["fact"]
     old_fact = service.post(FACT, {"id": merged["supersededFactIds"][0]})["fact"]["text"]
-    return Seeded(new_fact, old_fact, merged["episodeId"], STORY[1])
+    return Seeded(new_fact["text"], old_fact, merged["episodeId"], STORY[1], new_fact["kind"])
 
 
 @pytest.fixture(scope="module")
@@ -301,9 +302,16 @@ def test_a_support_session_in_the_explorer(
         expect(versions.first).to_contain_text(STORY[3])
         shots.take(page, "episode-versions")
 
-        # Facts: the merge's fact, its audit graph, and the fact it superseded.
+        # Facts: the kind filter (the API's, not the loaded page's), the merge's fact, its audit
+        # graph, and the fact it superseded.
         page.get_by_role("link", name="Facts", exact=True).click()
-        page.get_by_test_id("fact-list").get_by_role("link", name=seeded.new_fact, exact=True).first.click()
+        new_fact = page.get_by_test_id("fact-list").get_by_role("link", name=seeded.new_fact, exact=True)
+        other_kind = "EVENT" if seeded.new_fact_kind != "EVENT" else "PLAN"
+        page.get_by_label("Kind").select_option(other_kind)
+        expect(new_fact).to_have_count(0, timeout=30_000)
+        page.get_by_label("Kind").select_option(seeded.new_fact_kind)
+        expect(new_fact.first).to_be_visible(timeout=30_000)
+        new_fact.first.click()
         graph = page.get_by_test_id("audit-graph")
         expect(graph).to_have_attribute("data-nodes", MANY_NODES, timeout=30_000)
         expect(graph.locator("canvas").first).to_be_attached()

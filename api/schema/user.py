@@ -10,7 +10,7 @@ import strawberry
 from api.errors import not_found
 from api.schema.connections import listing
 from api.schema.decorators import resolver
-from api.schema.nodes import EPISODES, FACTS, ID, INTERACTIONS, RUNS, FactStatus, Info
+from api.schema.nodes import EPISODES, FACTS, ID, INTERACTIONS, RUNS, FactKind, FactStatus, Info
 from graph import models
 from graph.models import Page, PageRequest
 from graph.models import UserStats as UserStatsRecord
@@ -86,9 +86,14 @@ class User:
         request: PageRequest,
         status: Annotated[FactStatus | None, strawberry.argument(description="Only this status.")] = None,
         as_of: AsOf = None,
+        kind: Annotated[FactKind | None, strawberry.argument(description="Only this kind.")] = None,
     ) -> Page[models.Fact]:
         return await info.context.services.audit.fact_page(
-            info.context.owner(self.id), request, status=status.value if status else None, as_of=as_of
+            info.context.owner(self.id),
+            request,
+            status=status.value if status else None,
+            as_of=as_of,
+            kind=kind.value if kind else None,
         )
 
     @listing(RUNS, description="Consolidation and answer runs in time order; time filters apply to at.")

@@ -11,10 +11,10 @@ import { href } from "../route";
 const AuditGraph = lazy(() => import("./AuditGraph"));
 
 const LIST = graphql(`
-  query FactList($user: ID!, $status: FactStatus, $after: String) {
+  query FactList($user: ID!, $status: FactStatus, $kind: FactKind, $after: String) {
     user(id: $user) {
       id
-      facts(first: 100, after: $after, status: $status) {
+      facts(first: 100, after: $after, status: $status, kind: $kind) {
         pageInfo { hasNextPage endCursor }
         nodes { id text kind status validFrom validTo }
       }
@@ -87,8 +87,8 @@ function Filter<Option extends string>({ id, label, all, options, value, onChang
 function FactList({ user }: { user: string }) {
   const [status, setStatus] = useState<FactStatus | "">("");
   const [kind, setKind] = useState<FactKind | "">("");
-  // One slot per loaded page (100 facts each); the status filter is the API's, so it starts over.
-  const { pages, more } = useCursorPages(JSON.stringify([user, status]));
+  // One slot per loaded page (100 facts each); both filters are the API's, so a change starts over.
+  const { pages, more } = useCursorPages(JSON.stringify([user, status, kind]));
   return (
     <section aria-labelledby="facts-title">
       <h2 id="facts-title">Facts</h2>
@@ -98,7 +98,7 @@ function FactList({ user }: { user: string }) {
       </div>
       <ul className="facts" data-testid="fact-list">
         {pages.map((slot) => (
-          <FactPage key={`${status}-${slot.after ?? "start"}`} slot={slot} user={user} status={status} kind={kind} onMore={more} />
+          <FactPage key={`${status}-${kind}-${slot.after ?? "start"}`} slot={slot} user={user} status={status} kind={kind} onMore={more} />
         ))}
       </ul>
     </section>
@@ -114,10 +114,10 @@ type FactPageProps = {
 };
 
 function FactPage({ slot, user, status, kind, onMore }: FactPageProps) {
-  const [{ data, fetching, error }, reread] = useLiveQuery({ query: LIST, variables: { user, status: status || null, after: slot.after } });
+  const variables = { user, status: status || null, kind: kind || null, after: slot.after };
+  const [{ data, fetching, error }, reread] = useLiveQuery({ query: LIST, variables });
   const connection = data?.user?.facts;
-  // The API filters by status; kind is filtered here (the connection has no kind argument).
-  const facts = connection?.nodes.filter((fact) => !kind || fact.kind === kind) ?? [];
+  const facts = connection?.nodes ?? [];
   const next = nextCursor(slot, connection);
   if (error) return <li><ErrorBox error={error} retry={reread} /></li>;
   if (fetching && !data) return <li><Loading what="facts" /></li>;
