@@ -13,6 +13,7 @@ import os
 import random
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -105,14 +106,23 @@ async def _writer(
             level.acked[body["data"]["remember"]["interaction"]["id"]] = user
 
 
-async def run_level(base: str, key: str, tenant: str, label: str, writers: int, seconds: float) -> Level:
+async def run_level(
+    bases: Sequence[str], key: str, tenant: str, label: str, writers: int, seconds: float
+) -> Level:
+    """`writers` clients for `seconds` against one service or more. Writer i writes user i % U; each
+    next U writers use the next base, so with 2U writers and two bases every user is written
+    through both processes."""
     level = Level(writers)
     users = level_users(label, writers)
     start = time.perf_counter()
     until = start + seconds
+
+    def base(i: int) -> str:
+        return bases[(i // len(users)) % len(bases)]
+
     await asyncio.gather(
         *(
-            _writer(base, key, users, i, until, level, hash((label, writers, i)) & 0xFFFF)
+            _writer(base(i), key, users, i, until, level, hash((label, writers, i)) & 0xFFFF)
             for i in range(writers)
         )
     )
@@ -212,7 +222,7 @@ def _level(
     writers: int,
 ) -> SweepLevel:
     with cpu_meter(pids, 1) as cpu:
-        level = asyncio.run(run_level(base, key, tenant, label, writers, plan.seconds))
+        level = asyncio.run(run_level([base], key, tenant, label, writers, plan.seconds))
     acked_n = max(len(level.acked), 1)
     cpu_ms = {k: round(v / acked_n, 2) for k, v in cpu.per_op.items() if v is not None}
     check = asyncio.run(stored_once(target.uri, target.password, tenant, level, level_users(label, writers)))
