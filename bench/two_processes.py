@@ -43,36 +43,29 @@ class Sample(TypedDict):
     waiting: int
 
 
-async def backlog(target: Target, tenant: str) -> tuple[int, int]:
-    """The tenant's pending and waiting interactions, read straight from the graph."""
+async def drain(target: Target, tenant: str, limit_s: float, every_s: float = 1.0) -> list[Sample]:
+    """The tenant's backlog (pending and waiting interactions, read straight from the graph) from
+    the writers' stop until nothing is pending, or `limit_s` has passed; one connection for all."""
     db = Database.connect(Neo4jSettings(uri=target.uri, password=target.password))
-    try:
-        result = await db.driver.execute_query(
-            statement("queries/bench/tenant_backlog"), tenant=tenant, database_=db.name
-        )
-    finally:
-        await db.close()
-    row = result.records[0]
-    return int(row["pending"]), int(row["waiting"])
-
-
-def drain(target: Target, tenant: str, limit_s: float, every_s: float = 1.0) -> list[Sample]:
-    """The backlog from the writers' stop until nothing is pending (or `limit_s` has passed)."""
     start = time.perf_counter()
     samples: list[Sample] = []
-    while True:
-        pending, waiting = asyncio.run(backlog(target, tenant))
-        after = round(time.perf_counter() - start, 1)
-        samples.append({"after_s": after, "pending": pending, "waiting": waiting})
-        if pending == 0 or after >= limit_s:
-            return samples
-        time.sleep(every_s)
+    try:
+        while True:
+            result = await db.driver.execute_query(
+                statement("queries/bench/tenant_backlog"), tenant=tenant, database_=db.name
+            )
+            row = result.records[0]
+            after = round(time.perf_counter() - start, 1)
+            samples.append({"after_s": after, "pending": int(row["pending"]), "waiting": int(row["waiting"])})
+            if row["pending"] == 0 or after >= limit_s:
+                return samples
+            await asyncio.sleep(every_s)
+    finally:
+        await db.close()
 
 
 def pending_at(samples: list[Sample], after_s: float) -> int:
     """Pending work at `after_s` after the stop: the last sample taken by then (0 once drained)."""
-    if samples[-1]["pending"] == 0 and samples[-1]["after_s"] <= after_s:
-        return 0
     return next((s["pending"] for s in reversed(samples) if s["after_s"] <= after_s), samples[0]["pending"])
 
 
@@ -93,7 +86,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
         log(f"{args.writers} writers x {args.seconds:g} s over {len(bases)} processes")
         level = asyncio.run(run_level(bases, key, tenant, LABEL, args.writers, args.seconds))
         log(f"  {len(level.acked)} acknowledged; draining")
-        samples = drain(target, tenant, args.drain_limit)
+        samples = asyncio.run(drain(target, tenant, args.drain_limit))
     users = level_users(LABEL, args.writers)
     check = asyncio.run(stored_once(target.uri, target.password, tenant, level, users))
     at_60 = pending_at(samples, 60.0)
