@@ -26,6 +26,7 @@ from graph.models import EpisodeContent, FactContent, Owner, RunWrite
 from graph.records import decoder
 from graph.validation import require_text, require_vector
 from graph.vocabulary import MAX_FACT_BYTES, MAX_SUMMARY_BYTES
+from recmem_records import UserForgotten
 
 
 @dataclass(frozen=True)
@@ -121,15 +122,6 @@ class Forgotten:
     rebuilt_episode_ids: list[str]
     rebuilt_fact_ids: list[str]
     restored_fact_ids: list[str]
-
-
-@dataclass(frozen=True)
-class UserForgotten:
-    user_id: str
-    interactions: int
-    episodes: int
-    facts: int
-    runs: int
 
 
 # The plan's lists decode their items with the touches' decoders (graph/records.py: nesting).

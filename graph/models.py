@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from graph.validation import VectorValues, require_aware
+from recmem_records import InteractionRecord, RunAccount
 
 T = TypeVar("T")
 
@@ -70,14 +71,10 @@ class MemoryNode:
 
 
 @dataclass(frozen=True)
-class Interaction(MemoryNode):
-    session_id: str | None
-    speaker: str
-    text: str
-    occurred_at: datetime
-    seq: int
-    consolidated: bool
-    source_ref: str | None
+class Interaction(InteractionRecord, MemoryNode):
+    """A stored interaction. Its fields come base by base from the last one: the node's id, tenant
+    and user_id, then the interaction's own, then these."""
+
     consolidated_at: datetime | None = None
     # Whether the recurrence gate has yet to run on it; None when the read did not fetch that.
     pending: bool | None = None
@@ -104,24 +101,6 @@ class Fact(MemoryNode):
     valid_from: datetime
     valid_to: datetime | None
     created_at: datetime
-
-
-@dataclass(frozen=True)
-class RunAccount:
-    """One LLM call's account, as a consolidation (or a forget's rebuild) writes it."""
-
-    id: str
-    op: str
-    trigger: str
-    provider: str
-    model: str
-    status: str
-    prompt_tokens: int
-    completion_tokens: int
-    latency_ms: float
-    neighbor_count: int
-    threshold: float | None
-    at: datetime
 
 
 @dataclass(frozen=True)

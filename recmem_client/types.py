@@ -12,6 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+# Records the service's storage builds too, defined once there (UserForgotten is re-exported).
+from recmem_records import InteractionRecord, RunAccount
+from recmem_records import UserForgotten as UserForgotten
+
 # -- enums -------------------------------------------------------------------------------------
 
 
@@ -77,19 +81,12 @@ DEFAULT_LAYERS = Layers()
 
 
 @dataclass(frozen=True, slots=True)
-class Interaction:
+class Interaction(InteractionRecord):
     """One unit of conversation, stored as sent (the subconscious layer)."""
 
     id: str
     user_id: str
-    session_id: str | None
-    speaker: str
-    text: str
-    occurred_at: datetime
-    seq: int
-    consolidated: bool
     consolidated_at: datetime | None
-    source_ref: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,22 +121,11 @@ class Fact:
 
 
 @dataclass(frozen=True, slots=True)
-class ConsolidationRun:
-    """One LLM (or offline) operation, recorded for audit and cost."""
+class ConsolidationRun(RunAccount):
+    """One LLM (or offline) operation, recorded for audit and cost: its account, whose user and
+    how it failed, if it did."""
 
-    id: str
     user_id: str
-    op: str
-    trigger: str
-    provider: str
-    model: str
-    status: str
-    prompt_tokens: int
-    completion_tokens: int
-    latency_ms: float
-    neighbor_count: int
-    threshold: float | None
-    at: datetime
     error: str | None
 
 
@@ -186,17 +172,6 @@ class InteractionForgotten:
     rebuilt_episode_ids: tuple[str, ...]
     rebuilt_fact_ids: tuple[str, ...]
     restored_fact_ids: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class UserForgotten:
-    """What forgetting a user removed (ForgetUserPayload): counts of erased nodes."""
-
-    user_id: str
-    interactions: int
-    episodes: int
-    facts: int
-    runs: int
 
 
 # -- recall and answers ------------------------------------------------------------------------

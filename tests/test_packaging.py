@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -19,6 +20,15 @@ def test_compose_parses_and_pins_the_same_neo4j() -> None:
     assert neo4j["image"] == f"neo4j:{NEO4J_VERSION}-community"
     assert "healthcheck" in neo4j and neo4j["volumes"]
     assert compose["services"]["recmem"]["environment"]["RECMEM_NEO4J_URI"] == "bolt://neo4j:7687"
+
+
+def test_the_image_copies_every_package_the_wheel_lists() -> None:
+    """docker/Dockerfile builds the wheel from what it copies: a package left out of its COPY lines
+    fails `pip install .` in the image (or, worse, an import at run time)."""
+    wheel = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
+    dockerfile = (ROOT / "docker" / "Dockerfile").read_text()
+    copied = set(re.findall(r"^COPY (\S+) \./\1$", dockerfile, flags=re.MULTILINE))
+    assert set(wheel["packages"]) | set(wheel["force-include"]) <= copied
 
 
 # The Python that must hold no Cypher text: the product packages and the benchmarks (whose
