@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 import strawberry.schema.schema
-from graphql import DocumentNode
+from graphql import DocumentNode, GraphQLObjectType, build_schema
 
 import api.schema.documents
 from api.auth import Authenticator
@@ -27,6 +27,31 @@ PING = "query($id: ID!) { user(id: $id) { id } }"
 
 def test_sdl_file_matches_the_code() -> None:
     assert SDL_FILE.read_text(encoding="utf-8") == sdl(), "run `python -m api.schema` and commit the file"
+
+
+@pytest.mark.parametrize(
+    ("listing", "noun", "node"),
+    [
+        ("interactions", "interactions", "Interaction"),
+        ("episodes", "episodes", "Episode"),
+        ("facts", "facts", "Fact"),
+        ("consolidationRuns", "consolidation runs", "ConsolidationRun"),
+    ],
+)
+def test_each_listing_documents_its_own_window(listing: str, noun: str, node: str) -> None:
+    """A listing's time window applies to a field of its own nodes, and its arguments say which."""
+    schema = build_schema(sdl())
+    user, item = schema.type_map["User"], schema.type_map[node]
+    assert isinstance(user, GraphQLObjectType) and isinstance(item, GraphQLObjectType)
+    arguments = user.fields[listing].args
+    names = list(arguments)
+    assert names[:4] == ["first", "after", "last", "before"] and names[-2:] == ["since", "until"]
+    since = arguments["since"].description or ""
+    time_field = since.split(" whose ")[1].split(" ")[0]
+    assert time_field in item.fields, f"{listing}'s window names {time_field}, which {node} lacks"
+    assert since == f"Only {noun} whose {time_field} is at or after this time."
+    assert arguments["until"].description == f"Only {noun} whose {time_field} is before this time."
+    assert all(noun in (arguments[name].description or "").lower() for name in ("first", "last"))
 
 
 async def test_health_and_readiness(client: httpx.AsyncClient) -> None:

@@ -27,26 +27,41 @@ M = TypeVar("M")
 DEFAULT_PAGE = 20
 CURSOR_VERSION = "c1"
 
-# Arguments every connection takes (Relay plus a time window on the listing's own time field).
-First = Annotated[int | None, strawberry.argument(description="Page size, reading forward.")]
-After = Annotated[str | None, strawberry.argument(description="Start after this cursor.")]
-Last = Annotated[int | None, strawberry.argument(description="Page size, reading backward.")]
-Before = Annotated[str | None, strawberry.argument(description="End before this cursor.")]
-Since = Annotated[datetime | None, strawberry.argument(description="Only items at or after this time.")]
-Until = Annotated[datetime | None, strawberry.argument(description="Only items before this time.")]
+Arguments = list[inspect.Parameter]
 
-# In the schema's order; each defaults to null.
-_WINDOW = [
-    inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=annotation)
-    for name, annotation in (
-        ("first", First),
-        ("after", After),
-        ("last", Last),
-        ("before", Before),
-        ("since", Since),
-        ("until", Until),
+
+def _arguments(described: tuple[tuple[str, type, str], ...]) -> Arguments:
+    """(name, scalar, description) as resolver parameters, each optional and defaulting to null."""
+    return [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=None,
+            annotation=Annotated[scalar | None, strawberry.argument(description=description)],
+        )
+        for name, scalar, description in described
+    ]
+
+
+def _paging(noun: str, time_field: str) -> tuple[Arguments, Arguments]:
+    """What every connection takes: Relay's four arguments, and a time window on the listing's own
+    time field. Their descriptions name the listing's items (`noun`, plural) and that field, so
+    each listing documents its own."""
+    relay = _arguments(
+        (
+            ("first", int, f"{noun.capitalize()} per page, reading forward from the start or from `after`."),
+            ("after", str, f"Start after this cursor (an edge's, from this listing of {noun})."),
+            ("last", int, f"{noun.capitalize()} per page, reading backward from the end or from `before`."),
+            ("before", str, f"End before this cursor (an edge's, from this listing of {noun})."),
+        )
     )
-]
+    window = _arguments(
+        (
+            ("since", datetime, f"Only {noun} whose {time_field} is at or after this time."),
+            ("until", datetime, f"Only {noun} whose {time_field} is before this time."),
+        )
+    )
+    return relay, window
 
 
 @strawberry.type(description="Relay page information: whether more items lie either way.")
@@ -138,24 +153,28 @@ ReadPage = Callable[..., Awaitable[Page[M]]]
 Resolve = Callable[..., Awaitable[Connection[T]]]
 
 
-def listing(kind: NodeKind[M, T], description: str) -> Callable[[ReadPage[M]], Resolve[T]]:
+def listing(
+    kind: NodeKind[M, T], description: str, *, time_field: str
+) -> Callable[[ReadPage[M]], Resolve[T]]:
     """A connection of `kind` from `read(self, info, request, **filters)`, which reads one page: the
-    schema shows the Relay and time-window arguments first, then the read's own; the read gets
-    them as one PageRequest, bounded by the configured page size."""
+    schema shows Relay's arguments, the read's own, then the time window on `time_field` (as the
+    SDL names it); the read gets Relay's and the window as one PageRequest, bounded by the
+    configured page size."""
+    relay, window = _paging(f"{kind.name}s", time_field)
 
     def field(read: ReadPage[M]) -> Resolve[T]:
         self_parameter, info_parameter, _request, *filters = inspect.signature(read).parameters.values()
 
         @functools.wraps(read)
         async def resolve(self: Any, info: Info, **arguments: Any) -> Connection[T]:
-            window = {p.name: arguments.pop(p.name, None) for p in _WINDOW}
-            request = page_request(max_size=info.context.services.settings.max_page_size, **window)
+            given = {p.name: arguments.pop(p.name, None) for p in (*relay, *window)}
+            request = page_request(max_size=info.context.services.settings.max_page_size, **given)
             return connection(await read(self, info, request, **arguments), request, kind.of)
 
         # strawberry reads a field's arguments and type from its resolver's signature; the type
         # is made here, at run time (which mypy cannot follow).
         resolve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-            [self_parameter, info_parameter, *_WINDOW, *filters],
+            [self_parameter, info_parameter, *relay, *filters, *window],
             return_annotation=Connection[kind.type],  # type: ignore[name-defined]
         )
         return resolver(description)(resolve)

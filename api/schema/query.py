@@ -8,7 +8,6 @@ from typing import Annotated, Any, TypeVar, cast
 import strawberry
 
 from api.errors import not_found
-from api.schema.connections import After, First
 from api.schema.decorators import resolver
 from api.schema.explorer import (
     ForgetInteractionPreview,
@@ -145,8 +144,12 @@ class Query:
     async def users(
         self,
         info: Info,
-        first: First = 20,
-        after: After = None,
+        first: Annotated[
+            int | None, strawberry.argument(description="Users per page, reading forward.")
+        ] = 20,
+        after: Annotated[
+            str | None, strawberry.argument(description="Start after this cursor (a user edge's).")
+        ] = None,
         search: Annotated[
             str | None, strawberry.argument(description="Only ids containing this (case-insensitive).")
         ] = None,

@@ -51,7 +51,7 @@ class User:
             raise not_found("user", self.id)
         return UserStats.of(found)
 
-    @listing(INTERACTIONS, description="Interactions in stream order; time filters apply to occurredAt.")
+    @listing(INTERACTIONS, description="Interactions in stream order.", time_field="occurredAt")
     async def interactions(
         self,
         info: Info,
@@ -65,7 +65,7 @@ class User:
             info.context.owner(self.id), request, consolidated=consolidated, session_id=session_id
         )
 
-    @listing(EPISODES, description="Episode versions in valid-time order; time filters apply to validFrom.")
+    @listing(EPISODES, description="Episode versions in valid-time order.", time_field="validFrom")
     async def episodes(
         self,
         info: Info,
@@ -79,14 +79,14 @@ class User:
             info.context.owner(self.id), request, current=current, as_of=as_of
         )
 
-    @listing(FACTS, description="Facts in valid-time order; time filters apply to validFrom.")
+    @listing(FACTS, description="Facts in valid-time order.", time_field="validFrom")
     async def facts(
         self,
         info: Info,
         request: PageRequest,
         status: Annotated[FactStatus | None, strawberry.argument(description="Only this status.")] = None,
-        as_of: AsOf = None,
         kind: Annotated[FactKind | None, strawberry.argument(description="Only this kind.")] = None,
+        as_of: AsOf = None,
     ) -> Page[models.Fact]:
         return await info.context.services.audit.fact_page(
             info.context.owner(self.id),
@@ -96,7 +96,7 @@ class User:
             kind=kind.value if kind else None,
         )
 
-    @listing(RUNS, description="Consolidation and answer runs in time order; time filters apply to at.")
+    @listing(RUNS, description="Consolidation and answer runs in time order.", time_field="at")
     async def consolidation_runs(
         self,
         info: Info,
