@@ -22,6 +22,7 @@ from neo4j.exceptions import IncompleteCommit, ServiceUnavailable
 
 from bench.serve_process import ServeProcess as Service
 from bench.serve_process import free_port as free_port
+from bench.serve_process import free_ports as free_ports
 from bench.serve_process import serving
 from consolidation.engine import MemoryEngine
 from graph.database import Database
@@ -37,12 +38,12 @@ T = TypeVar("T")
 # -- a private Neo4j, which a test may kill --------------------------------------------------------
 
 
-def private_neo4j_settings(home: Path) -> Neo4jSettings:
-    """A Neo4j of the test's own, in `home` on a free port (never the session's shared one).
+def private_neo4j_settings(home: Path, port: int) -> Neo4jSettings:
+    """A Neo4j of the test's own, in `home` on `port` (never the session's shared one; draw it
+    with the service's port from one `free_ports`, so that the two differ).
 
     Without auth (Bolt on loopback only): a service can then be started before the server's
     first start, which would generate the password."""
-    port = free_port()
     return Neo4jSettings(
         uri=f"bolt://127.0.0.1:{port}",
         password=None,
@@ -153,13 +154,18 @@ class FaultyDatabase(Database):
 
 
 def scope_sweeper(engine: MemoryEngine, tenant: str) -> None:
-    """The shared database holds other tests' pending users: this engine sweeps only `tenant`."""
-    sweep = engine.leases.unattended
+    """The shared database holds other tests' pending users: this engine sweeps only `tenant`, for
+    unattended work and for batches whose session has ended alike."""
+    unattended, due_users = engine.stores.leases.unattended, engine.stores.waiting.due_users
 
     async def scoped(limit: int, skip: Collection[Owner] = ()) -> list[Owner]:
-        return [o for o in await sweep(100_000, skip) if o.tenant == tenant][:limit]
+        return [o for o in await unattended(100_000, skip) if o.tenant == tenant][:limit]
 
-    engine.leases.unattended = scoped  # type: ignore[method-assign]
+    async def scoped_due(limit: int, quiet_s: float, skip: Collection[Owner] = ()) -> list[Owner]:
+        return [o for o in await due_users(100_000, quiet_s, skip) if o.tenant == tenant][:limit]
+
+    engine.stores.leases.unattended = scoped  # type: ignore[method-assign]
+    engine.stores.waiting.due_users = scoped_due  # type: ignore[method-assign]
 
 
 async def until(check: Callable[[], Awaitable[bool]], deadline_s: float, what: str) -> None:

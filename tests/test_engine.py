@@ -11,6 +11,7 @@ from graph.database import Database
 from graph.models import Owner
 from local_llm_server import LocalLLMServer, Reply
 from tests.conftest import llm_engine
+from tests.conversations import OSLO, SUSHI
 from tests.llm_script import (
     by_task,
     data_of,
@@ -22,13 +23,6 @@ from tests.llm_script import (
 )
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
-SUSHI = [
-    "We had sushi dinner with salmon rolls",
-    "Another sushi dinner with tuna rolls",
-    "Sushi dinner with salmon and tuna rolls again",
-    "Sushi dinner with friends and salmon rolls",
-]
-OSLO = "The weather in Oslo is cold today"
 
 
 def unit(text: str, day: int, ref: str | None = None) -> Unit:

@@ -29,16 +29,10 @@ from graph.leases import LeaseStore
 from graph.models import Owner
 from graph.settings import Neo4jSettings
 from tests.conftest import DIMENSION, TEST_TEMPLATE, engine_settings, lease_of
+from tests.conversations import SUSHI_WITH_NOISE as TEXTS
 
 ROOT = Path(__file__).resolve().parent.parent
 T0 = datetime(2024, 2, 1, 9, 0, tzinfo=UTC)
-TEXTS = [
-    "I love sushi dinner with salmon rolls",
-    "Sushi dinner with tuna rolls again, I love it",
-    "The weather in Oslo is cold today",
-    "I love sushi dinner with salmon and tuna rolls",
-    "Sushi dinner with friends and salmon rolls",
-]
 
 
 def units() -> list[Unit]:

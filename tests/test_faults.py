@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+from neo4j import AsyncDriver
 
 from consolidation.access import AccessKeys
 from consolidation.embedders.hashing import HashingEmbedder
@@ -34,9 +35,11 @@ from graph.models import Owner
 from graph.settings import Neo4jSettings
 from local_llm_server import LocalLLMServer, Reply
 from tests.conftest import DIMENSION, engine_settings, lease_of
+from tests.conversations import SUSHI_WITH_NOISE as TEXTS
 from tests.fault_support import (
     Service,
     free_port,
+    free_ports,
     half_written,
     private_neo4j,
     private_neo4j_settings,
@@ -51,14 +54,6 @@ from tests.fault_support import (
 from tests.llm_script import by_task, episode_reply, facts_reply, merge_reply, one_fact_per_turn, task_of
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
-# Three recurring turns (theta_count 3) open an episode; the weather is noise.
-TEXTS = [
-    "I love sushi dinner with salmon rolls",
-    "Sushi dinner with tuna rolls again, I love it",
-    "The weather in Oslo is cold today",
-    "I love sushi dinner with salmon and tuna rolls",
-    "Sushi dinner with friends and salmon rolls",
-]
 LLM_KEY = "test-key"
 LLM_MODEL = "local-test-model"
 
@@ -101,6 +96,17 @@ def healthy(body: dict[str, Any]) -> Reply | None:
 
 def calls_of(llm: LocalLLMServer, task: str) -> int:
     return sum(1 for body in llm.requests if task_of(body) == task)
+
+
+async def failed_calls(driver: AsyncDriver, tenant: str, op: str) -> int:
+    """The tenant's runs of `op` whose call found the endpoint unavailable."""
+    rows = await query(
+        driver,
+        "MATCH (r:ConsolidationRun {tenant: $t, op: $op, status: 'unavailable'}) RETURN count(r) AS n",
+        t=tenant,
+        op=op,
+    )
+    return int(rows[0]["n"])
 
 
 # -- 1. Neo4j SIGKILLed and restarted during a stream of remembers --------------------------------
@@ -184,10 +190,11 @@ class Stack:
 def own_stack(tmp_path: Path) -> Iterator[Stack]:
     """A Neo4j of the test's own and a service on it. The service starts first (it waits for
     Neo4j, then migrates the fresh database), so that the two start-ups overlap."""
-    settings = private_neo4j_settings(tmp_path / "neo4j")
+    neo4j_port, api_port = free_ports(2)
+    settings = private_neo4j_settings(tmp_path / "neo4j", neo4j_port)
     env = service_env(
         settings,
-        free_port(),
+        api_port,
         RECMEM_NEO4J_HOME=str(settings.home),
         # Shorter than the outage: a write waiting for Neo4j inside the store's retries is
         # cancelled and answered UNAVAILABLE (it may have committed: the client resends it).
@@ -324,10 +331,13 @@ async def test_llm_failing_or_down_leaves_no_half_written_episode(db: Database, 
 
                 # Now the endpoint is gone altogether (connection refused).
                 failing.stop()
-                before = counts["failed_runs"]
 
                 async def failed_while_down() -> bool:
-                    return (await tenant_counts(db.driver, owner.tenant))["failed_runs"] >= before + 2
+                    # The failing endpoint answered every create_episode, so only a pass that
+                    # started once it was down fails there. Counting those, not all failed runs,
+                    # leaves out a pass that was past that call when the endpoint went down and
+                    # the runs of the last failing pass, which may be recorded after the stop.
+                    return await failed_calls(db.driver, owner.tenant, "create_episode") >= 2
 
                 await until(failed_while_down, 60, "failed passes while the endpoint is down")
                 counts = await tenant_counts(db.driver, owner.tenant)

@@ -16,6 +16,8 @@ from graph.database import Database
 from graph.models import Owner
 from local_llm_server import LocalLLMServer, Reply
 from tests.conftest import engine_settings, llm_engine
+from tests.conversations import OSLO, SUSHI
+from tests.fault_support import scope_sweeper
 from tests.llm_script import (
     by_task,
     data_of,
@@ -27,13 +29,6 @@ from tests.llm_script import (
 )
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
-SUSHI = [
-    "We had sushi dinner with salmon rolls",
-    "Another sushi dinner with tuna rolls",
-    "Sushi dinner with salmon and tuna rolls again",
-    "Sushi dinner with friends and salmon rolls",
-]
-OSLO = "The weather in Oslo is cold today"
 # Long enough that no test's own pace makes a session quiet.
 NEVER_QUIET = 3600.0
 
@@ -189,13 +184,14 @@ async def test_a_quiet_session_is_merged_by_the_sweeper_without_a_write(
         merge_batch=10,
         merge_quiet_seconds=0.001,
     )
+    # The shared test database holds other tests' users waiting for a batch: this sweeper sees
+    # only this tenant, so draining its queue waits for this user alone.
+    scope_sweeper(sweeper, owner.tenant)
     await asyncio.sleep(0.01)  # past the 1 ms quiet period by Neo4j's clock
     merges_before = len(await runs(db, owner, "merge_episode"))
     sweeper.start()
     try:
         assert owner in await sweeper.sweep_once()
-        # The sweep covers every tenant of the shared test database: other tests' users waiting
-        # for a batch are merged too, so only this user's runs are counted.
         await asyncio.wait_for(sweeper.drain_queue(), 300)
     finally:
         await sweeper.stop()

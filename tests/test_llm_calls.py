@@ -18,15 +18,10 @@ from graph.database import Database
 from local_llm_server import LocalLLMServer
 from tests.api_support import Caller, make_api_settings, new_caller
 from tests.conftest import llm_engine
+from tests.conversations import SUSHI
 from tests.llm_script import by_task, episode_reply, facts_reply, merge_reply, one_fact_per_turn, task_of
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
-SUSHI = [
-    "We had sushi dinner with salmon rolls",
-    "Another sushi dinner with tuna rolls",
-    "Sushi dinner with salmon and tuna rolls again",
-    "Sushi dinner with friends and salmon rolls",
-]
 REMEMBER = """
 mutation($input: RememberInput!) {
   remember(input: $input) { consolidation { action llmCalls } }

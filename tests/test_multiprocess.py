@@ -33,7 +33,7 @@ from graph.models import Owner
 from graph.settings import Neo4jSettings
 from tests.conftest import DIMENSION, engine_settings, lease_of
 from tests.fault_support import (
-    free_port,
+    free_ports,
     half_written,
     running_service,
     scope_sweeper,
@@ -407,9 +407,9 @@ def two_services(neo4j: Neo4jSettings, workdir: Path) -> Iterator[list[str]]:
     with contextlib.ExitStack() as stack:
         services = [
             stack.enter_context(
-                running_service(service_env(neo4j, free_port(), **settings), workdir, name, wait=False)
+                running_service(service_env(neo4j, port, **settings), workdir, name, wait=False)
             )
-            for name in ("serve-a", "serve-b")
+            for name, port in zip(("serve-a", "serve-b"), free_ports(2), strict=True)
         ]
         for service in services:
             service.wait_ready(120)

@@ -34,7 +34,7 @@ from tests.api_support import make_api_settings, make_engine
 from tests.fault_support import (
     FaultyDatabase,
     Service,
-    free_port,
+    free_ports,
     private_neo4j,
     private_neo4j_settings,
     query,
@@ -125,10 +125,11 @@ def outage_stack(tmp_path: Path) -> Iterator[tuple[LocalNeo4j, Service]]:
     for the whole test, so that requests pass authentication during the outage and fail in their
     resolvers (the path that answered HTTP 200 after 29 s); a key never used before the outage
     fails in authentication instead."""
-    settings = private_neo4j_settings(tmp_path / "neo4j")
+    neo4j_port, api_port = free_ports(2)
+    settings = private_neo4j_settings(tmp_path / "neo4j", neo4j_port)
     env = service_env(
         settings,
-        free_port(),
+        api_port,
         RECMEM_NEO4J_HOME=str(settings.home),
         RECMEM_NEO4J_RETRY_SECONDS=str(RETRY_S),
         RECMEM_API_AUTH_CACHE_S="600",
