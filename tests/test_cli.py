@@ -368,9 +368,9 @@ def serving(env: dict[str, str], folder: Path) -> Iterator[Served]:
 EXIT_ON = {signal.SIGTERM: -signal.SIGTERM, signal.SIGINT: 130}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
-def test_serve_stops_the_neo4j_it_started(sig: signal.Signals, tmp_path: Path) -> None:
+def _serve_starting_neo4j(tmp_path: Path) -> tuple[dict[str, str], LocalNeo4j]:
+    """The environment of a `recmem serve` that starts a small Neo4j of its own in tmp_path, and a
+    handle on that Neo4j (to see it run and to stop it if the test fails)."""
     home, (port, api_port) = tmp_path / "neo4j", free_ports(2)
     env = _clean_env() | {
         "RECMEM_NEO4J_HOME": str(home),
@@ -379,7 +379,13 @@ def test_serve_stops_the_neo4j_it_started(sig: signal.Signals, tmp_path: Path) -
         "RECMEM_NEO4J_PAGECACHE": "64m",
         "RECMEM_API_PORT": str(api_port),
     }
-    server = LocalNeo4j(Neo4jSettings(home=home, port=port, password=None))
+    return env, LocalNeo4j(Neo4jSettings(home=home, port=port, password=None))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+def test_serve_stops_the_neo4j_it_started(sig: signal.Signals, tmp_path: Path) -> None:
+    env, server = _serve_starting_neo4j(tmp_path)
     try:
         with serving(env, tmp_path) as served:
             pid = server.status().pid
@@ -395,15 +401,7 @@ def test_serve_stops_the_neo4j_it_started(sig: signal.Signals, tmp_path: Path) -
 
 @pytest.mark.slow
 def test_serve_stopped_while_starting_neo4j_stops_it(tmp_path: Path) -> None:
-    home, (port, api_port) = tmp_path / "neo4j", free_ports(2)
-    env = _clean_env() | {
-        "RECMEM_NEO4J_HOME": str(home),
-        "RECMEM_NEO4J_PORT": str(port),
-        "RECMEM_NEO4J_HEAP": "512m",
-        "RECMEM_NEO4J_PAGECACHE": "64m",
-        "RECMEM_API_PORT": str(api_port),
-    }
-    server = LocalNeo4j(Neo4jSettings(home=home, port=port, password=None))
+    env, server = _serve_starting_neo4j(tmp_path)
     log = tmp_path / "serve.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
