@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-# Records the service's storage builds too, defined once there (UserForgotten is re-exported).
+# What the service's storage layer builds too, defined once in recmem_records; UserForgotten is
+# one of the client's results as it stands there.
 from recmem_records import InteractionRecord, RunAccount
 from recmem_records import UserForgotten as UserForgotten
 
