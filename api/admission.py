@@ -18,7 +18,7 @@ from starlette.types import Scope
 from api.auth import KeyUnavailable, bearer_token, principal_for
 from api.errors import ErrorCode
 from api.services import Services
-from consolidation.access import Principal
+from consolidation.forgetting.keys import Principal
 from graph.errors import StoreUnavailable
 
 

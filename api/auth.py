@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from starlette.authentication import AuthenticationError
 
-from consolidation.access import AccessKeys, Principal
+from consolidation.forgetting.keys import AccessKeys, Principal
 from graph.errors import StoreUnavailable
 
 SCHEME = "bearer"

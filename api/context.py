@@ -11,7 +11,7 @@ from starlette.types import Scope
 from api.errors import ApiError, ErrorCode
 from api.loaders import Loaders
 from api.services import Services
-from consolidation.access import Principal
+from consolidation.forgetting.keys import Principal
 from graph.errors import InvalidInput
 from graph.models import Owner
 from graph.validation import require_name

@@ -16,8 +16,8 @@ from pydantic import ValidationError
 from strawberry.exceptions import MissingQueryError
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 
-from consolidation.forgetting import Busy
-from consolidation.llm.types import LLMError
+from consolidation.forgetting.forgetter import Busy
+from consolidation.providers.llm.types import LLMError
 from graph.errors import InvalidInput, LeaseLost, NotFound, StoreUnavailable, WriteOutcomeUnknown
 
 log = logging.getLogger("api.errors")

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from strawberry.dataloader import DataLoader
 
-from consolidation.audit import MemoryAudit
+from consolidation.recall.audit import MemoryAudit
 from graph import models
 
 T = TypeVar("T")

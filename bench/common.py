@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from bench.machine import machine_info as machine_info
-from consolidation.consolidator import (
+from consolidation.consolidating.consolidator import (
     AnswerInput,
     EpisodeInput,
     ExistingFact,
@@ -23,9 +23,9 @@ from consolidation.consolidator import (
     RefineInput,
     Turn,
 )
-from consolidation.embedders import Embedder, Vectors
-from consolidation.offline import OfflineConsolidator
-from consolidation.prompts.common import DATA_TAG
+from consolidation.consolidating.offline import OfflineConsolidator
+from consolidation.consolidating.prompts.common import DATA_TAG
+from consolidation.providers.embedders import Embedder, Vectors
 from local_llm_server import Reply
 from local_llm_server.generic import json_schema_field
 from local_llm_server.tokens import count_tokens as _o200k_tokens

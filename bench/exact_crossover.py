@@ -29,7 +29,7 @@ from pydantic import SecretStr
 
 from bench.commands import shown_command
 from bench.machine import MachineInfo, machine_info
-from consolidation.embedders import Vectors
+from consolidation.providers.embedders import Vectors
 from graph.database import Database
 from graph.interactions import InteractionStore
 from graph.models import NewInteraction, Owner

@@ -35,10 +35,10 @@ from bench.commands import shown_command
 from bench.common import CachedEmbedder, ExtractiveResponder
 from bench.locomo.endpoints import neo4j_settings
 from bench.machine import MachineInfo, machine_info
-from consolidation.embedders import build_embedder
+from consolidation.consolidating.llm_consolidator import LLMConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.llm import build_language_model
-from consolidation.llm_consolidator import LLMConsolidator
+from consolidation.providers.embedders import build_embedder
+from consolidation.providers.llm import build_language_model
 from consolidation.settings import EmbedderSettings, EngineSettings, LLMSettings
 from consolidation.types import Unit
 from graph.database import Database

@@ -3,7 +3,7 @@
 For each LoCoMo conversation: every turn embedded through a template, every question (categories
 1-4) embedded as asked or rendered like a turn, exact cosine top 10 over the conversation's turns,
 and the share of the question's gold evidence among them. No database: this isolates the choice of
-text from indexing and fusion. `consolidation/embedding_template.py` takes its default from here.
+text from indexing and fusion. `consolidation/providers/embedding_template.py` takes its default from here.
 
     .venv/bin/python -m bench.templates --data ../shared/data/locomo/locomo-dev.json
 
@@ -25,8 +25,8 @@ from bench.commands import shown_command
 from bench.locomo.data import Sample, load_samples
 from bench.locomo.scoring import resolve_evidence
 from bench.machine import MachineInfo, machine_info
-from consolidation.embedders import Embedder, build_embedder
-from consolidation.embedding_template import EmbeddingTemplate
+from consolidation.providers.embedders import Embedder, build_embedder
+from consolidation.providers.embedding_template import EmbeddingTemplate
 from consolidation.settings import EmbedderSettings
 
 TEMPLATES = (

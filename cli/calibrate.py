@@ -1,6 +1,6 @@
 """`recmem calibrate`: derive the recurrence gate's theta_sim for an embedder from conversation text.
 
-The method is documented in `consolidation/calibration.py`. The command prints one JSON object:
+The method is documented in `consolidation/providers/calibration.py`. The command prints one JSON object:
 the derived theta_sim, RecMem's reference value, and the statistics behind both.
 """
 
@@ -12,16 +12,16 @@ from pathlib import Path
 
 import typer
 
-from consolidation.calibration import (
+from consolidation.providers.calibration import (
     DEFAULT_TARGET,
     DEFAULT_THETA_COUNT,
     Calibration,
     CalibrationError,
     calibrate,
 )
-from consolidation.conversation_files import read_conversations
-from consolidation.embedders import build_embedder
+from consolidation.providers.embedders import build_embedder
 from consolidation.settings import EmbedderKind, EmbedderSettings, EngineSettings
+from consolidation.writing.conversation_files import read_conversations
 from graph.errors import InvalidInput
 
 

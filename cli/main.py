@@ -18,12 +18,17 @@ from cli.analytics import AnalyticsError, cypher_app
 from cli.calibrate import register as register_calibrate_command
 from cli.memory import register as register_memory_commands
 from cli.service import register as register_service_commands
-from consolidation.calibration import CalibrationError
-from consolidation.embedders import EmbeddingError, build_embedder
-from consolidation.embedders.minilm import LocalExtraMissing
-from consolidation.embedding_template import TemplateError
-from consolidation.llm.types import LLMError
-from consolidation.reembedding import DEFAULT_BATCH_SIZE, ReembedReport, ReembedStalled, reembed_database
+from consolidation.providers.calibration import CalibrationError
+from consolidation.providers.embedders import EmbeddingError, build_embedder
+from consolidation.providers.embedders.minilm import LocalExtraMissing
+from consolidation.providers.embedding_template import TemplateError
+from consolidation.providers.llm.types import LLMError
+from consolidation.providers.reembedding import (
+    DEFAULT_BATCH_SIZE,
+    ReembedReport,
+    ReembedStalled,
+    reembed_database,
+)
 from consolidation.settings import EmbedderSettings, EngineSettings
 from consolidation.wiring import AppSettings
 from graph.database import Database

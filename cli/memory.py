@@ -13,10 +13,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from consolidation.conversation_files import read_conversations
 from consolidation.engine import MemoryEngine
 from consolidation.types import Budgets, Recall, Unit
 from consolidation.wiring import AppSettings, open_engine
+from consolidation.writing.conversation_files import read_conversations
 from graph.errors import NotFound
 from graph.models import Owner
 

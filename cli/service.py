@@ -18,7 +18,7 @@ import uvicorn
 
 from api.app import create_app
 from api.settings import ApiSettings
-from consolidation.access import AccessKeys, ApiKey
+from consolidation.forgetting.keys import AccessKeys, ApiKey
 from consolidation.wiring import AppSettings
 from graph.database import Database
 from graph.local_server import LocalNeo4j

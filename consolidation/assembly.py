@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from consolidation.access import AccessKeys
-from consolidation.audit import MemoryAudit
-from consolidation.consolidator import Consolidator
-from consolidation.embedders import Embedder
+from consolidation.consolidating.consolidator import Consolidator
 from consolidation.engine import MemoryEngine
-from consolidation.forgetting import Forgetter
+from consolidation.forgetting.forgetter import Forgetter
+from consolidation.forgetting.keys import AccessKeys
+from consolidation.providers.embedders import Embedder
+from consolidation.recall.audit import MemoryAudit
 from consolidation.settings import EngineSettings
 from graph.database import Database
 from graph.schema import Migration, migrate

@@ -9,22 +9,22 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from consolidation.answering import Answerer
-from consolidation.background import Background
-from consolidation.checks import CheckedBatch, check_batch
-from consolidation.consolidator import Consolidator
-from consolidation.embedders import Embedder
-from consolidation.events import EventHub
-from consolidation.leasing import holder_id, renewing, take_lease
+from consolidation.consolidating.background import Background
+from consolidation.consolidating.consolidator import Consolidator
+from consolidation.consolidating.events import EventHub
+from consolidation.consolidating.leasing import holder_id, renewing, take_lease
+from consolidation.consolidating.pipeline import UnitPipeline
 from consolidation.metrics import Metrics
-from consolidation.pipeline import UnitPipeline
-from consolidation.recall import Recaller
-from consolidation.sentences import embed_turns
+from consolidation.providers.embedders import Embedder
+from consolidation.recall.answering import Answerer
+from consolidation.recall.recaller import Recaller
+from consolidation.recall.sentences import embed_turns
 from consolidation.settings import EngineSettings
 from consolidation.stores import Stores
 from consolidation.types import Answer, Budgets, ConsolidationOutcome, Recall, Remembered, Unit
-from consolidation.user_locks import UserLocks
-from consolidation.write_groups import WriteGroups
+from consolidation.writing.checks import CheckedBatch, check_batch
+from consolidation.writing.user_locks import UserLocks
+from consolidation.writing.write_groups import WriteGroups
 from graph.database import Database
 from graph.leases import Backlog
 from graph.models import Interaction, NewInteraction, Owner, StoredInteraction
@@ -85,10 +85,10 @@ class MemoryEngine:
         that is the acknowledgement. Then consolidate inline, or hand the user to the background
         worker."""
         units = self._checked(owner, batch).units
-        # Embedded with speaker and time (consolidation/embedding_template.py), stored as sent.
-        # Its sentences too, bare, for focusing a context on a query (consolidation/sentences.py).
+        # Embedded with speaker and time (consolidation/providers/embedding_template.py), stored as sent.
+        # Its sentences too, bare, for focusing a context on a query (consolidation/recall/sentences.py).
         render = self.settings.template.render
-        # Concurrent writes of this process share a transaction (consolidation/write_groups.py);
+        # Concurrent writes of this process share a transaction (consolidation/writing/write_groups.py);
         # this one is checked in full before it joins, so its input cannot fail the others.
         with self.writes.arriving():
             vectors, sentence_vectors = await embed_turns(
@@ -281,7 +281,7 @@ class MemoryEngine:
     def subscribe(self, owner: Owner) -> AsyncIterator[ConsolidationOutcome]:
         return self.events.subscribe(owner)
 
-    # -- background worker (consolidation/background.py) ----------------------------------------
+    # -- background worker (consolidation/consolidating/background.py) -------------------------------
 
     def start(self) -> None:
         if self.settings.consolidation_mode == "background":
@@ -335,7 +335,7 @@ class MemoryEngine:
         lexical: bool = True,
     ) -> Recall:
         """Per-layer hits under `budgets`; with `tokens`, also the assembled context of at most
-        that many o200k tokens (consolidation/context.py)."""
+        that many o200k tokens (consolidation/recall/context.py)."""
         require_owner(owner.tenant, owner.user_id)
         require_text("query", query, self.settings.max_text_bytes)
         require_token_budget(tokens)

@@ -14,7 +14,7 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
-from consolidation.llm.types import LLMError
+from consolidation.providers.llm.types import LLMError
 from graph.errors import LeaseLost, StoreError
 from graph.leases import Backlog
 from graph.waiting import WaitingBacklog

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from consolidation.embedding_template import DEFAULT_TEMPLATE, EmbeddingTemplate
+from consolidation.providers.embedding_template import DEFAULT_TEMPLATE, EmbeddingTemplate
 from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES
 
 # minilm: all-MiniLM-L6-v2's fp32 weights on onnxruntime (the default, no torch); minilm-int8: its
@@ -81,11 +81,11 @@ class EngineSettings(BaseSettings):
     inline_consolidation_budget_s: float = Field(default=60.0, gt=0)
     include_consolidated: bool = False
     # A token-budgeted context shows a turn below its best-ranked few by its sentences closest to
-    # the query only (consolidation/sentences.py). False: every turn whole, as plain retrieval.
+    # the query only (consolidation/recall/sentences.py). False: every turn whole, as plain retrieval.
     context_focus: bool = True
     # ... and writes the absolute date beside each relative one in a turn ("yesterday (7 May 2023)").
     context_dates: bool = True
-    # What an interaction is embedded as (consolidation/embedding_template.py); the database
+    # What an interaction is embedded as (consolidation/providers/embedding_template.py); the database
     # records it, and `recmem db reembed` rebuilds the vectors after a change.
     embedding_template: str = DEFAULT_TEMPLATE
     # Background mode: every this many seconds the worker sweeps for users with pending
@@ -104,7 +104,7 @@ class EngineSettings(BaseSettings):
     # The `consolidations` subscription reads consolidations other processes committed from the
     # database every this many seconds (only for users someone subscribes to): their latency.
     event_poll_s: float = Field(default=0.5, gt=0, le=60)
-    # Group commit (consolidation/write_groups.py): a write that finds others of this process on
+    # Group commit (consolidation/writing/write_groups.py): a write that finds others of this process on
     # their way waits for them at most this long, and they commit in one transaction. A lone
     # writer never waits. 0 turns grouping off (one transaction per write).
     group_commit_wait_ms: float = Field(default=1.0, ge=0, le=100)

@@ -9,12 +9,12 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from consolidation.assembly import Memory, assemble
-from consolidation.consolidator import Consolidator
-from consolidation.embedders import build_embedder
+from consolidation.consolidating.consolidator import Consolidator
+from consolidation.consolidating.llm_consolidator import LLMConsolidator
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.llm import build_language_model
-from consolidation.llm_consolidator import LLMConsolidator
-from consolidation.offline import OfflineConsolidator
+from consolidation.providers.embedders import build_embedder
+from consolidation.providers.llm import build_language_model
 from consolidation.settings import EmbedderSettings, EngineSettings, LLMSettings
 from graph.database import Database
 from graph.settings import Neo4jSettings

@@ -25,7 +25,7 @@ SEARCH_POOL = 100
 class InteractionStore:
     """Writes and reads `Interaction` nodes, always scoped to one owner.
 
-    A write's units are checked once, where they enter (consolidation/checks.py: the owner, the
+    A write's units are checked once, where they enter (consolidation/writing/checks.py: the owner, the
     texts and names; the `Unit` model: the times). The store checks what is its own: the
     vectors against its index's dimension, and the size of one statement."""
 
@@ -41,7 +41,7 @@ class InteractionStore:
 
     def prepare(self, owner: Owner, items: list[NewInteraction]) -> PreparedWrite:
         """Check and pack a write without sending anything: what can fail on its input fails here,
-        so a write that joins others in one transaction (consolidation/write_groups.py) cannot
+        so a write that joins others in one transaction (consolidation/writing/write_groups.py) cannot
         fail them for its own input."""
         if len(items) > MAX_BATCH:
             raise InvalidInput(f"a batch holds at most {MAX_BATCH} interactions")

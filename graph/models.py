@@ -46,7 +46,7 @@ class NewInteraction:
     embedding: VectorValues
     session_id: str | None = None
     source_ref: str | None = None
-    # Its sentences' unit vectors as float16 bytes, row after row (consolidation/sentences.py);
+    # Its sentences' unit vectors as float16 bytes, row after row (consolidation/recall/sentences.py);
     # None for a turn of one sentence.
     sentence_vectors: bytes | None = None
 

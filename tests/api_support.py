@@ -21,10 +21,10 @@ from starlette.applications import Starlette
 
 from api.app import create_app
 from api.settings import ApiSettings
-from consolidation.access import AccessKeys
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.offline import OfflineConsolidator
+from consolidation.forgetting.keys import AccessKeys
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.wiring import AppSettings
 from graph.database import Database
 from tests.conftest import DIMENSION, engine_settings

@@ -8,9 +8,9 @@ import json
 import sys
 from datetime import UTC, datetime, timedelta
 
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.offline import OfflineConsolidator
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.settings import EngineSettings
 from consolidation.types import Unit
 from graph.database import Database

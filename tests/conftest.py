@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from bench.serve_process import free_port
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.llm_consolidator import LLMConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.llm import build_language_model
-from consolidation.llm_consolidator import LLMConsolidator
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.llm import build_language_model
 from consolidation.settings import EngineSettings, LLMSettings
 from graph.database import Database
 from graph.local_server import LocalNeo4j

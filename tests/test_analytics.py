@@ -29,7 +29,7 @@ from cli.analytics import (
     parse_assignments,
     run_analytic,
 )
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
 from graph.interactions import InteractionStore

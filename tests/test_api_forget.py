@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from consolidation.consolidator import EpisodeInput
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.consolidator import EpisodeInput
+from consolidation.consolidating.offline import OfflineConsolidator
+from consolidation.consolidating.prompts.create_episode import EpisodeDraft
 from consolidation.engine import MemoryEngine
-from consolidation.forgetting import Busy, Forgetter
-from consolidation.llm.types import LLMResult, LLMUnavailable
-from consolidation.offline import OfflineConsolidator
-from consolidation.prompts.create_episode import EpisodeDraft
+from consolidation.forgetting.forgetter import Busy, Forgetter
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.llm.types import LLMResult, LLMUnavailable
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
 from graph.interactions import InteractionStore

@@ -14,10 +14,10 @@ import pytest
 from starlette.applications import Starlette
 
 from api.app import create_app
-from consolidation.consolidator import EpisodeDraft, EpisodeInput, LLMResult
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.consolidator import EpisodeDraft, EpisodeInput, LLMResult
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.offline import OfflineConsolidator
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.types import Unit
 from consolidation.wiring import AppSettings
 from graph.database import Database

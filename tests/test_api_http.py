@@ -16,7 +16,7 @@ import api.schema.documents
 from api.auth import Authenticator
 from api.schema import sdl
 from api.schema.__main__ import SDL_FILE
-from consolidation.access import AccessKeys
+from consolidation.forgetting.keys import AccessKeys
 from graph.database import Database
 from tests.api_support import Caller, api_app, caller, client, new_caller
 

@@ -13,7 +13,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from api.app import create_app
-from consolidation.access import AccessKeys
+from consolidation.forgetting.keys import AccessKeys
 from consolidation.wiring import AppSettings
 from graph.database import Database
 from tests.api_support import (

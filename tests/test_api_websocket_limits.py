@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from api.app import create_app
 from api.websocket import GuardedTransportWS
-from consolidation.access import AccessKeys
+from consolidation.forgetting.keys import AccessKeys
 from consolidation.types import Unit
 from consolidation.wiring import AppSettings
 from graph.database import Database

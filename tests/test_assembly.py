@@ -8,8 +8,8 @@ from pathlib import Path
 from api.app import create_app
 from api.services import Services
 from consolidation.assembly import assemble
-from consolidation.embedders.hashing import HashingEmbedder
-from consolidation.offline import OfflineConsolidator
+from consolidation.consolidating.offline import OfflineConsolidator
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.stores import Stores
 from consolidation.wiring import AppSettings
 from graph.database import Database
@@ -33,7 +33,7 @@ STORE_CLASSES = {
 }
 # Where a store may be built: the one module, and the key facade's bare-database path (the CLI
 # and library callers manage keys without a service).
-ALLOWED = {"consolidation/stores.py": STORE_CLASSES, "consolidation/access.py": {"ApiKeyStore"}}
+ALLOWED = {"consolidation/stores.py": STORE_CLASSES, "consolidation/forgetting/keys.py": {"ApiKeyStore"}}
 
 
 def built_stores(path: Path) -> set[str]:

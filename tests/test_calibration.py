@@ -12,7 +12,7 @@ import typer
 from typer.testing import CliRunner
 
 from cli.calibrate import register
-from consolidation.calibration import (
+from consolidation.providers.calibration import (
     REFERENCE_THETA_SIM,
     CalibrationError,
     calibrate,
@@ -22,7 +22,7 @@ from consolidation.calibration import (
     simulate_gate,
     threshold_for,
 )
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.providers.embedders.hashing import HashingEmbedder
 
 
 def unit(*values: float) -> np.ndarray:

@@ -24,7 +24,7 @@ import pytest
 
 import recmem_client
 from api.app import create_app
-from consolidation.access import AccessKeys
+from consolidation.forgetting.keys import AccessKeys
 from consolidation.wiring import AppSettings
 from graph.database import Database
 from graph.models import new_id

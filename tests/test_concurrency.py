@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 
 from neo4j import AsyncManagedTransaction
 
-from consolidation.consolidator import EpisodeDraft, EpisodeInput, LLMResult
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.consolidator import EpisodeDraft, EpisodeInput, LLMResult
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.offline import OfflineConsolidator
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.types import Unit
 from graph.database import Database
 from graph.leases import LeaseStore

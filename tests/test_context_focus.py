@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from consolidation.embedders.hashing import HashingEmbedder
-from consolidation.embedding_template import EmbeddingTemplate
+from consolidation.consolidating.offline import OfflineConsolidator, annotate_relative_dates
 from consolidation.engine import MemoryEngine
-from consolidation.offline import OfflineConsolidator, annotate_relative_dates
-from consolidation.reembedding import Reembedder
-from consolidation.sentences import (
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.embedding_template import EmbeddingTemplate
+from consolidation.providers.reembedding import Reembedder
+from consolidation.recall.sentences import (
     ELLIPSIS,
     MAX_SENTENCES,
     WHOLE_TURNS,

@@ -19,12 +19,18 @@ import numpy.typing as npt
 import onnx
 import pytest
 
-from consolidation.embedders import EmbeddingError, build_embedder, featureless_vector, normalize, onnx_minilm
-from consolidation.embedders.hashing import HashingEmbedder
-from consolidation.embedders.minilm_weights import ModelLayoutError, read_weights
-from consolidation.embedders.onnx_minilm import OnnxMiniLMEmbedder, OnnxModelUnavailable
-from consolidation.embedders.openai_endpoint import EmbeddingError as EndpointEmbeddingError
-from consolidation.embedders.openai_endpoint import OpenAIEmbedder
+from consolidation.providers.embedders import (
+    EmbeddingError,
+    build_embedder,
+    featureless_vector,
+    normalize,
+    onnx_minilm,
+)
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.embedders.minilm_weights import ModelLayoutError, read_weights
+from consolidation.providers.embedders.onnx_minilm import OnnxMiniLMEmbedder, OnnxModelUnavailable
+from consolidation.providers.embedders.openai_endpoint import EmbeddingError as EndpointEmbeddingError
+from consolidation.providers.embedders.openai_endpoint import OpenAIEmbedder
 from consolidation.settings import EmbedderSettings
 from graph.errors import InvalidInput
 from graph.validation import require_vector
@@ -328,7 +334,7 @@ def test_an_unknown_model_layout_is_explained(tmp_path: Path) -> None:
 
 
 def test_minilm_torch_missing_extra_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
-    from consolidation.embedders import minilm as module
+    from consolidation.providers.embedders import minilm as module
 
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(module.LocalExtraMissing, match=r"recmem-graph\[torch\]"):

@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from consolidation.consolidator import EpisodeDraft, EpisodeInput, LLMResult
-from consolidation.conversation_files import parse_locomo_time, read_conversations
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.consolidator import EpisodeDraft, EpisodeInput, LLMResult
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.llm.types import LLMUnavailable
-from consolidation.offline import OfflineConsolidator
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.llm.types import LLMUnavailable
 from consolidation.settings import LLMSettings
 from consolidation.types import Unit
 from consolidation.wiring import build_consolidator
+from consolidation.writing.conversation_files import parse_locomo_time, read_conversations
 from graph.database import Database
 from graph.errors import InvalidInput, StoreUnavailable
 from graph.leases import LeaseStore

@@ -22,11 +22,11 @@ import httpx
 import pytest
 from neo4j import AsyncDriver
 
-from consolidation.access import AccessKeys
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.llm_consolidator import LLMConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.llm import build_language_model
-from consolidation.llm_consolidator import LLMConsolidator
+from consolidation.forgetting.keys import AccessKeys
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.llm import build_language_model
 from consolidation.settings import LLMSettings
 from consolidation.types import Unit
 from graph.database import Database

@@ -22,7 +22,7 @@ from bench.fuzz.generate import cases
 from bench.fuzz.probe import WriteProbe
 from bench.fuzz.runner import Fuzzer
 from bench.fuzz.summary import failed, summarize
-from consolidation.access import AccessKeys
+from consolidation.forgetting.keys import AccessKeys
 from consolidation.wiring import AppSettings
 from graph.database import Database
 from tests.api_support import make_api_settings, make_engine

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from consolidation.gate import RecurrenceGate, in_time_order
+from consolidation.writing.gate import RecurrenceGate, in_time_order
 from graph.models import Hit, Interaction
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)

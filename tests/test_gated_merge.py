@@ -8,9 +8,9 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.forgetting import Forgetter
-from consolidation.offline import OfflineConsolidator
+from consolidation.forgetting.forgetter import Forgetter
 from consolidation.types import ConsolidationOutcome, Remembered, Unit
 from graph.database import Database
 from graph.models import Owner

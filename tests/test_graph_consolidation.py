@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from graph.browse import BrowseStore
 from graph.consolidations import ConsolidationStore
 from graph.database import Database

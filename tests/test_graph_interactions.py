@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from neo4j.time import DateTime
 
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.types import Unit
 from graph.database import Database
 from graph.errors import InvalidInput
@@ -155,7 +155,7 @@ async def test_invalid_input_raises_and_writes_nothing(
 async def test_invalid_units_raise_through_the_engine_and_write_nothing(
     db: Database, owner: Owner, fields: dict[str, str], message: str
 ) -> None:
-    """The rest is checked where a remember enters (consolidation/checks.py), for every caller."""
+    """The rest is checked where a remember enters (consolidation/writing/checks.py), for every caller."""
     engine = make_engine(db)
     with pytest.raises(InvalidInput, match=message):
         await engine.remember_batch(owner, [Unit(text="fine text"), Unit(**{"text": "bad text", **fields})])

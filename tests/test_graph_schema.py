@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from graph.database import Database
 from graph.errors import SchemaMismatch
 from graph.local_server import new_password

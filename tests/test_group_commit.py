@@ -1,4 +1,4 @@
-"""Group commit (consolidation/write_groups.py): concurrent remembers share a transaction, each is
+"""Group commit (consolidation/writing/write_groups.py): concurrent remembers share a transaction, each is
 acknowledged after its commit, seq per user stays exact, and failures reach each member."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from neo4j.exceptions import ClientError
 
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.offline import OfflineConsolidator
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.types import Remembered, Unit
 from graph.database import Database, Row
 from graph.errors import InvalidInput, WriteOutcomeUnknown

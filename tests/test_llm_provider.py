@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, SecretStr
 
-from consolidation.consolidator import (
+from consolidation.consolidating.consolidator import (
     AnswerInput,
     EpisodeDraft,
     EpisodeInput,
@@ -18,7 +18,9 @@ from consolidation.consolidator import (
     RefineInput,
     Turn,
 )
-from consolidation.llm import (
+from consolidation.consolidating.llm_consolidator import LLMConsolidator
+from consolidation.consolidating.prompts import create_episode
+from consolidation.providers.llm import (
     LLMError,
     LLMInvalidOutput,
     LLMResult,
@@ -26,10 +28,8 @@ from consolidation.llm import (
     Usage,
     build_language_model,
 )
-from consolidation.llm.openai_chat import OpenAIChatModel
-from consolidation.llm.types import ChatMessage
-from consolidation.llm_consolidator import LLMConsolidator
-from consolidation.prompts import create_episode
+from consolidation.providers.llm.openai_chat import OpenAIChatModel
+from consolidation.providers.llm.types import ChatMessage
 from consolidation.settings import LLMSettings
 from local_llm_server import LocalLLMServer, Reply
 

@@ -34,11 +34,11 @@ from bench.locomo.scoring import (
     token_prefix,
 )
 from bench.locomo.targets import check_targets
-from consolidation.embedders.hashing import HashingEmbedder
-from consolidation.llm import build_language_model
-from consolidation.llm_consolidator import LLMConsolidator
-from consolidation.prompts import create_episode
-from consolidation.prompts.common import Turn
+from consolidation.consolidating.llm_consolidator import LLMConsolidator
+from consolidation.consolidating.prompts import create_episode
+from consolidation.consolidating.prompts.common import Turn
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.llm import build_language_model
 from consolidation.settings import EngineSettings, LLMSettings
 from consolidation.types import Recall, RecallHit
 from graph.models import Interaction

@@ -20,7 +20,7 @@ from mcp.types import CallToolResult, TextContent
 
 from api.app import create_app
 from api.mcp.errors import tool_error
-from consolidation.access import AccessKeys
+from consolidation.forgetting.keys import AccessKeys
 from consolidation.wiring import AppSettings
 from graph.database import Database
 from graph.errors import StoreUnavailable

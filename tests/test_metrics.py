@@ -13,11 +13,11 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from api.app import create_app
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.llm.types import LLMUnavailable
 from consolidation.metrics import FAILURE_CLASSES, Metrics, failure_class
-from consolidation.offline import OfflineConsolidator
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.llm.types import LLMUnavailable
 from consolidation.types import Unit
 from consolidation.wiring import AppSettings
 from graph.database import Database

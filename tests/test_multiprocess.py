@@ -22,11 +22,11 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
-from consolidation.access import AccessKeys
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.forgetting import Forgetter
-from consolidation.offline import OfflineConsolidator
+from consolidation.forgetting.forgetter import Forgetter
+from consolidation.forgetting.keys import AccessKeys
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.types import ConsolidationOutcome, Unit
 from graph.database import Database
 from graph.models import Owner

@@ -25,7 +25,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from api.app import create_app
 from api.settings import ApiSettings
-from consolidation.access import AccessKeys
+from consolidation.forgetting.keys import AccessKeys
 from consolidation.wiring import AppSettings
 from graph.database import Database
 from graph.local_server import LocalNeo4j

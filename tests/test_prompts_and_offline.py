@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from pydantic import ValidationError
 
-from consolidation.consolidator import (
+from consolidation.consolidating.consolidator import (
     AnswerDraft,
     AnswerInput,
     Consolidator,
@@ -26,8 +26,7 @@ from consolidation.consolidator import (
     RefineInput,
     Turn,
 )
-from consolidation.llm.types import ChatMessage
-from consolidation.offline import (
+from consolidation.consolidating.offline import (
     FACTS_MAX,
     SUMMARY_MAX_SENTENCES,
     SUMMARY_MAX_WORDS,
@@ -38,7 +37,8 @@ from consolidation.offline import (
     resolve_second_person,
     sentences,
 )
-from consolidation.prompts import answer, create_episode, merge_decision, refine_facts
+from consolidation.consolidating.prompts import answer, create_episode, merge_decision, refine_facts
+from consolidation.providers.llm.types import ChatMessage
 
 MAY_8 = datetime(2023, 5, 8, 14, 30, tzinfo=UTC)  # a Monday
 SEPT_1 = datetime(2023, 9, 1, 9, 0, tzinfo=UTC)
@@ -543,8 +543,8 @@ def test_an_episode_title_is_the_same_in_every_process() -> None:
     """Tied word counts must not fall back on set order, which follows the hash seed."""
     script = (
         "from datetime import datetime, UTC\n"
-        "from consolidation.offline.episodes import episode\n"
-        "from consolidation.prompts.common import Turn\n"
+        "from consolidation.consolidating.offline.episodes import episode\n"
+        "from consolidation.consolidating.prompts.common import Turn\n"
         "t = datetime(2023, 5, 8, tzinfo=UTC)\n"
         "turns = [Turn(id='i1', speaker='Ann', occurred_at=t, "
         "text='We painted the garage, the canoe and the fence today.')]\n"

@@ -8,12 +8,17 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from consolidation.context import Ranked, assemble, day_header, rank, render
-from consolidation.embedders.hashing import HashingEmbedder
-from consolidation.embedding_template import DEFAULT_TEMPLATE, EmbeddingTemplate, TemplateError, day_text
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.offline import OfflineConsolidator
-from consolidation.tokens import count_tokens
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.embedding_template import (
+    DEFAULT_TEMPLATE,
+    EmbeddingTemplate,
+    TemplateError,
+    day_text,
+)
+from consolidation.recall.context import Ranked, assemble, day_header, rank, render
+from consolidation.recall.tokens import count_tokens
 from consolidation.types import RecallHit, Unit
 from graph.database import Database
 from graph.errors import InvalidInput

@@ -20,12 +20,12 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from consolidation.embedders import Vectors
-from consolidation.embedders.hashing import HashingEmbedder
-from consolidation.embedding_template import EmbeddingTemplate
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.offline import OfflineConsolidator
-from consolidation.reembedding import Reembedder
+from consolidation.providers.embedders import Vectors
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.embedding_template import EmbeddingTemplate
+from consolidation.providers.reembedding import Reembedder
 from consolidation.types import Unit
 from graph.database import Database
 from graph.errors import SchemaMismatch

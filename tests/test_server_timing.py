@@ -8,9 +8,9 @@ import re
 
 import httpx
 
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.offline import OfflineConsolidator
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from graph.database import Database
 from graph.timing import StatementClock, statement_clock, timed_statement
 from tests.api_support import (

@@ -13,7 +13,7 @@ import pytest
 
 from bench.commands import shown_command
 from bench.service import TARGET_SIZE, Salads, floors, percentile, summary, targets
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from graph.settings import Neo4jSettings
 from tests.bench_support import run_bench
 from tests.conftest import TEST_TEMPLATE

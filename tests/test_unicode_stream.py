@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from pydantic import SecretStr
 
-from consolidation.embedders import Embedder, build_embedder
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.offline import OfflineConsolidator
+from consolidation.providers.embedders import Embedder, build_embedder
 from consolidation.settings import EmbedderSettings
 from consolidation.types import Unit
 from graph.database import Database

@@ -12,8 +12,8 @@ from pydantic import Field
 
 from api.context import Context
 from api.errors import not_found
-from consolidation.checks import CheckedBatch, check_batch
 from consolidation.types import Unit
+from consolidation.writing.checks import CheckedBatch, check_batch
 from graph import models
 from graph.validation import require_name
 from graph.vocabulary import MAX_CONTEXT_TOKENS
@@ -39,6 +39,6 @@ async def require_user(context: Context, user_id: str) -> models.Owner:
 
 
 def checked_unit(context: Context, owner: models.Owner, unit: Unit) -> CheckedBatch:
-    """The one check of a remember (consolidation/checks.py), here at the entry point, so the
+    """The one check of a remember (consolidation/writing/checks.py), here at the entry point, so the
     engine takes it as it is; a field is named as the tool's argument ("text", "source_ref")."""
     return check_batch(owner, [unit], context.services.max_text_bytes, label="{field}")

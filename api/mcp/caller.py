@@ -11,7 +11,7 @@ from starlette.requests import Request
 from api.context import Context
 from api.errors import ApiError, ErrorCode
 from api.services import Services
-from consolidation.access import Principal
+from consolidation.forgetting.keys import Principal
 
 # The state key under which admission leaves the caller for the tools of that HTTP request.
 _CALLER = "recmem_mcp_caller"

@@ -30,8 +30,8 @@ from api.mcp.results import (
     RunView,
     UserStats,
 )
-from consolidation import forgetting
 from consolidation import types as engine
+from consolidation.forgetting import forgetter as forgetting
 from graph import models
 
 View = TypeVar("View", bound=BaseModel)

@@ -24,7 +24,7 @@ from starlette.types import Scope
 from api.admission import RenderRefusal, key_refusal
 from api.auth import bearer_token, principal_for
 from api.context import services_of
-from consolidation.access import Principal
+from consolidation.forgetting.keys import Principal
 
 SCOPE = "authenticated"
 

@@ -12,7 +12,7 @@ from api.schema.connections import Connection, connection, page_request
 from api.schema.decorators import resolver
 from api.schema.nodes import ID, Episode, Fact, Info, Interaction
 from api.schema.user import User
-from consolidation.forgetting import ForgetPreview
+from consolidation.forgetting.forgetter import ForgetPreview
 from graph.errors import InvalidInput
 from graph.models import User as UserRecord
 from graph.validation import utf8_size

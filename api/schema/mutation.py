@@ -15,9 +15,9 @@ from api.schema.events import ConsolidationEvent
 from api.schema.nodes import ID, Info, Interaction
 from api.schema.query import UserId, require_user
 from api.schema.records import from_record
-from consolidation.checks import CheckedBatch, check_batch
-from consolidation.forgetting import Forgotten, UserForgotten
+from consolidation.forgetting.forgetter import Forgotten, UserForgotten
 from consolidation.types import Remembered, Unit
+from consolidation.writing.checks import CheckedBatch, check_batch
 from graph import models
 from graph.models import Owner
 
@@ -129,7 +129,7 @@ GENERATED_REF_PREFIX = "recmem:"
 
 
 def checked(context: Context, owner: Owner, units: list[Unit]) -> CheckedBatch:
-    """The one check of a remember (consolidation/checks.py), here at the entry point: the engine
+    """The one check of a remember (consolidation/writing/checks.py), here at the entry point: the engine
     takes the checked batch as it is. A field is named as the client sent it ("text")."""
     return check_batch(owner, units, context.services.max_text_bytes, label="{field}")
 

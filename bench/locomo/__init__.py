@@ -16,7 +16,7 @@ session date) through the engine against a real Neo4j, in up to three modes, eac
 - `raw`: no consolidation at all: the subconscious layer only, and contexts of whole turns (plain
   retrieval over the raw turns).
 - `focused-raw`: like raw, but its contexts show turns as recmem's do (lower-ranked turns focused
-  on the query, consolidation/sentences.py; relative dates resolved beside them): the ablation
+  on the query, consolidation/recall/sentences.py; relative dates resolved beside them): the ablation
   that tells the memory layers' share of recmem's gain from the context rendering's.
 
 Units arrive one at a time in recmem and eager (consolidated inline after each), in batches of 50 in

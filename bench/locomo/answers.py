@@ -12,8 +12,8 @@ from bench.locomo.console import console
 from bench.locomo.data import Question
 from bench.locomo.scoring import QuestionResult
 from consolidation.engine import MemoryEngine
-from consolidation.llm import LanguageModel, LLMError
-from consolidation.llm.types import ChatMessage
+from consolidation.providers.llm import LanguageModel, LLMError
+from consolidation.providers.llm.types import ChatMessage
 from consolidation.types import Recall
 from graph.models import Owner
 

@@ -11,8 +11,8 @@ from bench.common import CachedEmbedder
 from bench.locomo.args import Args
 from bench.locomo.console import console
 from bench.locomo.data import Sample, load_samples
-from consolidation.calibration import REFERENCE_THETA_SIM, Calibration, calibrate
-from consolidation.embedding_template import EmbeddingTemplate
+from consolidation.providers.calibration import REFERENCE_THETA_SIM, Calibration, calibrate
+from consolidation.providers.embedding_template import EmbeddingTemplate
 from consolidation.settings import EngineSettings
 
 

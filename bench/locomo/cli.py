@@ -26,8 +26,8 @@ from bench.locomo.runner import Bench
 from bench.locomo.scoring import QuestionResult
 from bench.locomo.targets import compare_dense
 from bench.machine import machine_info
-from consolidation.calibration import REFERENCE_THETA_SIM, Calibration
-from consolidation.embedders import build_embedder
+from consolidation.providers.calibration import REFERENCE_THETA_SIM, Calibration
+from consolidation.providers.embedders import build_embedder
 from consolidation.settings import EmbedderSettings, LLMSettings
 from graph.database import Database
 from graph.schema import migrate

@@ -10,8 +10,8 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-from consolidation.conversation_files import locomo_conversation
 from consolidation.types import Unit
+from consolidation.writing.conversation_files import locomo_conversation
 
 # The scored categories; 5 (adversarial) is left out.
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

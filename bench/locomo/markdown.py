@@ -10,7 +10,7 @@ from bench.common import markdown_table
 from bench.locomo.construction import CONSTRUCTION_OPS
 from bench.locomo.data import CATEGORIES
 from bench.locomo.results import ByCategory, GroupSummary, ModeReport, Report, Targets, VariantReport
-from consolidation.calibration import REFERENCE_THETA_SIM
+from consolidation.providers.calibration import REFERENCE_THETA_SIM
 
 # The rows of the per-category tables: the four categories, then every question.
 KEYS = [*(str(c) for c in CATEGORIES), "all"]

@@ -25,9 +25,9 @@ from bench.locomo.scoring import (
     score_question,
     token_prefix,
 )
+from consolidation.consolidating.llm_consolidator import LLMConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.llm import LanguageModel, build_language_model
-from consolidation.llm_consolidator import LLMConsolidator
+from consolidation.providers.llm import LanguageModel, build_language_model
 from consolidation.settings import EngineSettings, LLMSettings
 from consolidation.types import Budgets
 from graph.database import Database

@@ -10,7 +10,7 @@ fact layers are empty and every hit is an interaction.
 
 The probe users (the first `--probes` users of each layout) are loaded first and measured while
 the database holds only them (the single-tenant baseline), then again after each checkpoint share
-of the whole load. A measurement is `MemoryEngine.recall` (consolidation/recall.py, lexical view
+of the whole load. A measurement is `MemoryEngine.recall` (consolidation/recall/recaller.py, lexical view
 on) with the per-layer budgets (10/5/10) and with a token budget, for every probe's queries;
 exactness compares each recall's dense interaction hits with the exact top k by cosine computed
 in numpy over that user's own vectors.

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bench.population import Population
-from consolidation.embedders import Vectors
+from consolidation.providers.embedders import Vectors
 from graph.models import Owner
 
 TOPICS = 40

@@ -12,8 +12,8 @@ from datetime import UTC, datetime, timedelta
 from bench.many_tenants.data import Generator, User
 from bench.many_tenants.stats import log
 from bench.population import Population
-from consolidation.embedders import Vectors
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.providers.embedders import Vectors
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from graph.interactions import MAX_BATCH, InteractionStore
 from graph.models import NewInteraction
 

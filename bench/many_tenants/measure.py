@@ -12,9 +12,9 @@ import numpy as np
 from bench.many_tenants.data import User
 from bench.many_tenants.results import Measured, Mismatch, ModeSummary
 from bench.many_tenants.stats import log
-from consolidation.embedders import Vectors
 from consolidation.engine import MemoryEngine
-from consolidation.recall import context_pools
+from consolidation.providers.embedders import Vectors
+from consolidation.recall.recaller import context_pools
 from consolidation.types import Budgets
 from graph.database import Database
 from graph.models import Hit, Interaction
@@ -112,7 +112,8 @@ class Mode:
 
     @property
     def dense_k(self) -> int:
-        """How many dense interaction hits recall asks for (consolidation/recall.py context_pools)."""
+        """How many dense interaction hits recall asks for (`context_pools`,
+        consolidation/recall/recaller.py)."""
         pools = self.budgets if self.tokens is None else context_pools(self.budgets, self.tokens)
         return pools.subconscious
 

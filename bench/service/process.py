@@ -141,7 +141,7 @@ def running_service(
 def create_key(target: Target, tenant: str) -> str:
     """What `recmem keys create --tenant T --json` does, in this process (a CLI start costs seconds
     on a busy machine); the tenant is created on first use."""
-    from consolidation.access import AccessKeys
+    from consolidation.forgetting.keys import AccessKeys
     from graph.database import Database
     from graph.settings import Neo4jSettings
 

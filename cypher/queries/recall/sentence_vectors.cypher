@@ -1,5 +1,5 @@
 // The stored sentence vectors (float16 bytes) of some of a user's interactions, for focusing a
-// token-budgeted context on its query (consolidation/sentences.py). Turns of one sentence have none.
+// token-budgeted context on its query (consolidation/recall/sentences.py). Turns of one sentence have none.
 MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
 WHERE n.id IN $ids AND n.sentence_vectors IS NOT NULL
 RETURN n.id AS id, n.sentence_vectors AS vectors

@@ -1,0 +1,76 @@
+"""Prompt: answer a question from recalled memory, citing the ids used."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from consolidation.consolidating.prompts import common
+from consolidation.providers.llm.types import ChatMessage
+
+TASK = "answer"
+
+__all__ = ["TASK", "AnswerDraft", "AnswerInput", "EvidenceItem", "keep_known_ids", "messages"]
+
+
+class EvidenceItem(common.PromptInput):
+    id: str
+    text: str
+    at: common.UtcDatetime | None = None
+
+
+class AnswerInput(common.PromptInput):
+    question: str
+    as_of: common.UtcDatetime | None = None
+    facts: list[EvidenceItem] = Field(default_factory=list)
+    episodes: list[EvidenceItem] = Field(default_factory=list)
+    interactions: list[EvidenceItem] = Field(default_factory=list)
+
+    def all_ids(self) -> list[str]:
+        return [item.id for item in (*self.facts, *self.episodes, *self.interactions)]
+
+
+class AnswerDraft(BaseModel):
+    answer: str = Field(description="a short, direct answer")
+    used_ids: list[str] = Field(description="ids of the memory items the answer rests on")
+
+
+SYSTEM = (
+    "You answer questions about a user from the assistant's long-term memory. The memory comes "
+    "in three layers: facts (atomic statements, the most reliable), episodes (narratives of "
+    "recurring topics) and interactions (raw conversation turns, the most detailed).\n\n"
+    "Rules:\n"
+    "- Answer only from the memory given. If it does not contain the answer, say that the "
+    "memory does not say, and leave `used_ids` empty.\n"
+    "- Be brief: a phrase or one sentence, with names and absolute dates where they matter.\n"
+    "- When items disagree, prefer the most recent one; when `as_of` is given, answer as things "
+    "stood at that time.\n"
+    "- Relative expressions in a question (last year, recently) refer to `as_of` when given, "
+    "otherwise to the latest memory.\n"
+    "- `used_ids`: the ids of the items the answer rests on, copied from the data."
+)
+
+INSTRUCTION = "Answer the question. Reply with a JSON object holding `answer` and `used_ids`."
+
+
+def _items(items: list[EvidenceItem]) -> list[dict[str, Any]]:
+    return [{"id": item.id, "at": common.iso(item.at), "text": item.text} for item in items]
+
+
+def messages(inp: AnswerInput) -> list[ChatMessage]:
+    payload = {
+        "question": inp.question,
+        "as_of": common.iso(inp.as_of),
+        "facts": _items(inp.facts),
+        "episodes": _items(inp.episodes),
+        "interactions": _items(inp.interactions),
+    }
+    return common.chat(SYSTEM, INSTRUCTION, payload)
+
+
+def keep_known_ids(inp: AnswerInput, draft: AnswerDraft) -> AnswerDraft:
+    """Drop cited ids that were not in the evidence (models sometimes invent them)."""
+    known = set(inp.all_ids())
+    used = list(dict.fromkeys(item for item in draft.used_ids if item in known))
+    return draft.model_copy(update={"used_ids": used})

@@ -1,0 +1,222 @@
+"""Forgetting on request (DESIGN.md "Forgetting").
+
+`forget_interaction` erases the interaction and everything that exists only because of it: facts
+it alone states, episode versions resting on nothing else (or merges that added only it). Episode
+versions and facts that also rest on other interactions survive, lose the edge, and have their text
+*rebuilt from the remaining interactions only* (the consolidator sees the remaining raw turns, never
+the old text), with a new embedding; a fact the remaining turns no longer state is erased instead.
+Facts that only erased facts had superseded become current again. All of it is prepared while
+holding the user's consolidation lease and written in one transaction, so no consolidation can
+interleave and nothing is half-done.
+
+`forget_user` erases every node of the user, runs included, in one transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from consolidation.consolidating.consolidator import EpisodeDraft, EpisodeInput, FactDraft, RefineInput
+from consolidation.consolidating.leasing import holder_id, take_lease
+from consolidation.consolidating.runs import run_record
+from consolidation.engine import MemoryEngine
+from consolidation.providers.llm.types import Usage
+from consolidation.writing.gate import in_time_order
+from consolidation.writing.turns import to_turn
+from graph.errors import GraphError
+from graph.forget import (
+    EpisodeRewrite,
+    EpisodeTouch,
+    FactRewrite,
+    FactTouch,
+    Forgotten,
+    InteractionErasure,
+    InteractionPlan,
+)
+from graph.models import Interaction, Owner, RunWrite
+from graph.validation import require_name, require_owner
+from recmem_records import UserForgotten
+
+__all__ = ["Busy", "ForgetPreview", "Forgetter", "Forgotten", "UserForgotten"]
+TRIGGER = "forget"
+
+
+class Busy(GraphError):
+    """The user's consolidation lease stayed taken for the whole wait; retry later."""
+
+
+@dataclass(frozen=True)
+class ForgetPreview:
+    """What forget_interaction would do now, read from the same plan; nothing is changed.
+
+    A surviving fact is listed as rebuilt: the real forget erases it instead when the consolidator,
+    given only the remaining turns, no longer states it (only the rebuild call can tell).
+    """
+
+    interaction_ids: list[str]
+    episode_ids: list[str]
+    fact_ids: list[str]
+    rebuilt_episode_ids: list[str]
+    rebuilt_fact_ids: list[str]
+    restored_fact_ids: list[str]
+
+
+@dataclass
+class _Prepared:
+    """Rewrites and the runs that produced them, collected before the single commit."""
+
+    episode_rewrites: list[EpisodeRewrite]
+    fact_rewrites: list[FactRewrite]
+    erased_fact_ids: list[str]
+    runs: list[RunWrite]
+
+
+class Forgetter:
+    def __init__(self, engine: MemoryEngine) -> None:
+        """Over an engine's stores, with its embedder, consolidator and settings: what a forget
+        rebuilds is what that engine's consolidation would have written."""
+        stores = engine.stores
+        self.store = stores.forget
+        self.interactions = stores.interactions
+        self.leases = stores.leases
+        self.embedder = engine.embedder
+        self.consolidator = engine.consolidator
+        self.settings = engine.settings
+
+    async def forget_interaction(self, owner: Owner, interaction_id: str) -> Forgotten:
+        require_owner(owner.tenant, owner.user_id)
+        require_name("interaction id", interaction_id)
+        await self.store.plan(owner, interaction_id)  # NotFound at once, before waiting for a lease
+        holder = holder_id("forget")
+        await self._acquire(owner, holder)
+        try:
+            # Planned again under the lease: from here on no consolidation can change the graph.
+            plan = await self.store.plan(owner, interaction_id)
+            prepared = await self._prepare(owner, plan)
+            erasure = InteractionErasure(
+                interaction_id=plan.interaction_id,
+                lease_holder=holder,
+                episode_ids=[e.id for e in plan.erased_episodes],
+                fact_ids=[f.id for f in plan.erased_facts] + prepared.erased_fact_ids,
+                episode_rewrites=prepared.episode_rewrites,
+                fact_rewrites=prepared.fact_rewrites,
+                runs=prepared.runs,
+            )
+            return await self.store.erase_interaction(owner, erasure)
+        finally:
+            await self.leases.release(owner, holder)
+
+    async def preview_interaction(self, owner: Owner, interaction_id: str) -> ForgetPreview:
+        """The plan forget_interaction would follow, without a lease, LLM call or write."""
+        require_owner(owner.tenant, owner.user_id)
+        require_name("interaction id", interaction_id)
+        plan = await self.store.plan(owner, interaction_id)
+        erased_facts = [f.id for f in plan.erased_facts]
+        return ForgetPreview(
+            interaction_ids=[plan.interaction_id],
+            episode_ids=[e.id for e in plan.erased_episodes],
+            fact_ids=erased_facts,
+            rebuilt_episode_ids=[e.id for e in plan.kept_episodes],
+            rebuilt_fact_ids=[f.id for f in plan.kept_facts],
+            restored_fact_ids=await self.store.restorable(owner, erased_facts),
+        )
+
+    async def preview_user(self, owner: Owner) -> UserForgotten:
+        """What forget_user would erase now, counted; nothing is changed."""
+        require_owner(owner.tenant, owner.user_id)
+        return await self.store.user_counts(owner)
+
+    async def forget_user(self, owner: Owner) -> UserForgotten:
+        require_owner(owner.tenant, owner.user_id)
+        return await self.store.erase_user(owner)
+
+    async def _acquire(self, owner: Owner, holder: str) -> None:
+        """Wait for a running consolidation to finish (bounded by one lease period)."""
+        if not await take_lease(self.leases, owner, holder, self.settings.lease_seconds, wait=True):
+            raise Busy(f"consolidation for {owner.user_id!r} is running; retry the forget later")
+
+    # -- rebuilding what survives ---------------------------------------------------------------
+
+    async def _prepare(self, owner: Owner, plan: InteractionPlan) -> _Prepared:
+        kept_episodes, kept_facts = plan.kept_episodes, plan.kept_facts
+        needed = {i for e in kept_episodes for i in e.remaining} | {
+            i for f in kept_facts for i in f.remaining
+        }
+        turns = {t.id: t for t in await self.interactions.get(owner, sorted(needed))} if needed else {}
+        episode_rewrites, episode_runs = await self._rebuild_episodes(kept_episodes, turns)
+        summaries = {r.id: r.summary for r in episode_rewrites}
+        fact_rewrites, erased, fact_runs = await self._rebuild_facts(kept_facts, turns, summaries)
+        return _Prepared(episode_rewrites, fact_rewrites, erased, episode_runs + fact_runs)
+
+    async def _rebuild_episodes(
+        self, touched: list[EpisodeTouch], turns: dict[str, Interaction]
+    ) -> tuple[list[EpisodeRewrite], list[RunWrite]]:
+        drafts: list[tuple[EpisodeTouch, list[Interaction], EpisodeDraft]] = []
+        runs: list[RunWrite] = []
+        for episode in touched:
+            sources = in_time_order([turns[i] for i in episode.remaining if i in turns])
+            result = await self.consolidator.create_episode(EpisodeInput(turns=[to_turn(t) for t in sources]))
+            drafts.append((episode, sources, result.value))
+            runs.append(self._run("create_episode", result.usage, [t.id for t in sources], [episode.id]))
+        if not drafts:
+            return [], []
+        vectors = await self.embedder.embed([d.summary for _, _, d in drafts])
+        rewrites = [
+            EpisodeRewrite(
+                id=episode.id,
+                title=draft.title,
+                summary=draft.summary,
+                embedding=[float(x) for x in vector],
+                first_at=sources[0].occurred_at,
+                last_at=sources[-1].occurred_at,
+            )
+            for (episode, sources, draft), vector in zip(drafts, vectors, strict=True)
+        ]
+        return rewrites, runs
+
+    async def _rebuild_facts(
+        self, touched: list[FactTouch], turns: dict[str, Interaction], summaries: dict[str, str]
+    ) -> tuple[list[FactRewrite], list[str], list[RunWrite]]:
+        rewrites, erased, runs = [], [], []
+        for fact in touched:
+            sources = in_time_order([turns[i] for i in fact.remaining if i in turns])
+            summary = next((summaries[e] for e in fact.episode_ids if e in summaries), "")
+            inp = RefineInput(episode_summary=summary, turns=[to_turn(t) for t in sources], existing_facts=[])
+            result = await self.consolidator.refine_facts(inp)
+            best = await self._closest(fact, result.value.facts)
+            if best is None:
+                erased.append(fact.id)  # the remaining turns do not state it: it goes
+                continue
+            draft, vector = best
+            rewrites.append(FactRewrite(fact.id, draft.text.strip(), draft.kind, vector))
+            runs.append(self._run("refine_facts", result.usage, [t.id for t in sources], [fact.id]))
+        return rewrites, erased, runs
+
+    async def _closest(
+        self, fact: FactTouch, drafts: list[FactDraft]
+    ) -> tuple[FactDraft, list[float]] | None:
+        """The restated draft nearest the old fact (compared by vector; the old text is never sent)."""
+        drafts = [d for d in drafts if d.text.strip()]
+        if not drafts:
+            return None
+        vectors = await self.embedder.embed([d.text for d in drafts])
+        scores = (
+            vectors @ np.asarray(fact.embedding, dtype=np.float32)
+            if fact.embedding
+            else np.zeros(len(drafts))
+        )
+        index = int(np.argmax(scores))
+        return drafts[index], [float(x) for x in vectors[index]]
+
+    def _run(self, op: str, usage: Usage, read: list[str], produced: list[str]) -> RunWrite:
+        return run_record(
+            self.consolidator,
+            op,
+            usage,
+            trigger=TRIGGER,
+            read_ids=read,
+            produced_ids=produced,
+            neighbor_count=len(read),
+        )

@@ -1,0 +1,60 @@
+"""Answers a question from recalled memory with one consolidator call, recorded as a run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from consolidation.consolidating.consolidator import AnswerInput, Consolidator, EvidenceItem
+from consolidation.consolidating.runs import failed_run, run_record
+from consolidation.providers.llm.types import LLMError
+from consolidation.types import Answer, Recall, RecallHit
+from graph.consolidations import ConsolidationStore
+from graph.models import Owner
+
+
+def _evidence(hits: list[RecallHit]) -> list[EvidenceItem]:
+    return [EvidenceItem(id=h.id, text=h.text, at=h.at) for h in hits]
+
+
+def _answer_hits(recall: Recall) -> list[RecallHit]:
+    """The assembled context when the recall has one (it fits a token budget), else every
+    per-layer hit."""
+    if recall.context is not None:
+        return [item.hit for item in recall.context.items]
+    return recall.all_hits()
+
+
+@dataclass(frozen=True, eq=False)
+class Answerer:
+    consolidator: Consolidator
+    # Where the answer's run is recorded.
+    runs: ConsolidationStore
+
+    async def answer(self, owner: Owner, question: str, recall: Recall) -> Answer:
+        hits = _answer_hits(recall)
+        evidence = AnswerInput(
+            question=question,
+            as_of=recall.as_of,
+            facts=_evidence([h for h in hits if h.layer == "semantic"]),
+            episodes=_evidence([h for h in hits if h.layer == "episodic"]),
+            interactions=_evidence([h for h in hits if h.layer == "subconscious"]),
+        )
+        read = [h.id for h in hits]
+        try:
+            result = await self.consolidator.answer(evidence)
+        except LLMError as error:
+            failed = failed_run(self.consolidator, "answer", error, trigger="question", read_ids=read)
+            await self.runs.record_runs(owner, [failed])
+            raise
+        known = set(read)
+        used = [i for i in result.value.used_ids if i in known]
+        run = run_record(self.consolidator, "answer", result.usage, trigger="question", read_ids=used)
+        await self.runs.record_runs(owner, [run])
+        return Answer(
+            text=result.value.answer,
+            used_ids=used,
+            recall=recall,
+            run_id=run.id,
+            prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens,
+        )

@@ -1,0 +1,249 @@
+"""Layered recall: one query embedding, three scoped searches, lexical fusion by rank."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import KW_ONLY, dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import numpy as np
+
+from consolidation.consolidating.offline import annotate_relative_dates
+from consolidation.providers.embedders import Embedder
+from consolidation.recall import context as contexts
+from consolidation.recall.sentences import WHOLE_TURNS, Matrix, focus
+from consolidation.recall.tokens import count_tokens
+from consolidation.stores import Stores
+from consolidation.types import Budgets, Context, Recall, RecallHit
+from graph.models import Episode, Fact, Hit, Interaction, Owner
+from graph.recall import Candidates, RecallCandidates, Sources
+
+T = TypeVar("T", Interaction, Episode, Fact)
+# Reciprocal-rank-fusion constant: the usual 60 keeps one list's top hit from dominating.
+RRF_K = 60
+# Candidate pools of a token-budgeted recall (context_pools).
+POOL_MIN = 20
+POOL_MAX = 200
+TOKENS_PER_SHORT = 15
+TOKENS_PER_EPISODE = 100
+
+
+@dataclass(eq=False)
+class Recaller:
+    stores: Stores
+    embedder: Embedder
+    _: KW_ONLY
+    # Whether a context shows lower-ranked turns by their sentences closest to the query, and
+    # the absolute date beside each relative one ("yesterday (7 May 2023)").
+    focus: bool = True
+    dates: bool = True
+
+    def __post_init__(self) -> None:
+        # An attribute of its own, so that a bench can wrap the searches (bench/many_tenants).
+        self.search = self.stores.search
+
+    async def recall(
+        self,
+        owner: Owner,
+        query: str,
+        budgets: Budgets,
+        *,
+        as_of: datetime | None,
+        include_consolidated: bool,
+        lexical: bool,
+        tokens: int | None = None,
+    ) -> Recall:
+        """The per-layer lists under `budgets`; with `tokens`, also one assembled context of at
+        most that many tokens, drawn from a pool sized to fill it (consolidation/recall/context.py)."""
+        vector = (await self.embedder.embed([query]))[0].tolist()
+        pools = budgets if tokens is None else context_pools(budgets, tokens)
+        # A context may hold a consolidated turn whose episode it leaves out.
+        wide = include_consolidated or tokens is not None
+        if as_of is not None:
+            found = await self._as_of(owner, vector, pools, as_of, wide)
+        else:
+            found = await self.search.candidates(
+                owner,
+                vector,
+                query if lexical else None,
+                interactions=pools.subconscious,
+                episodes=pools.episodic,
+                facts=pools.semantic,
+                include_consolidated=wide,
+            )
+        visible = _subconscious_filter(include_consolidated, as_of)
+        sub = fuse(
+            [h for h in found.interactions.dense if visible(h.item)],
+            [h for h in found.interactions.lexical if visible(h.item)],
+            k=budgets.subconscious,
+        )
+        epi = fuse(found.episodes.dense, found.episodes.lexical, k=budgets.episodic)
+        sem = fuse(found.facts.dense, found.facts.lexical, k=budgets.semantic)
+        wanted = (epi, sem) if tokens is None else (_all(found.episodes), _all(found.facts))
+        # Provenance only for what is returned.
+        sources = await self.search.sources(owner, _ids(wanted[0]), _ids(wanted[1]))
+        context = None if tokens is None else await self._context(owner, found, sources, tokens, vector)
+        return Recall(
+            query,
+            as_of,
+            _interaction_hits(sub),
+            _episode_hits(epi, sources),
+            _fact_hits(sem, sources),
+            context,
+        )
+
+    async def _context(
+        self, owner: Owner, found: RecallCandidates, sources: Sources, tokens: int, vector: list[float]
+    ) -> Context:
+        ranked = _ranked(found, sources)
+        shown: dict[str, str] = {}  # turn id -> its text as the context shows it
+        if self.focus:
+            shown = await self._focused(owner, ranked, np.asarray(vector, dtype=np.float32))
+        if self.dates:
+            shown = _dated(ranked, shown)
+        return contexts.assemble(contexts.shown_as(ranked, shown), tokens, count_tokens)
+
+    async def _focused(self, owner: Owner, ranked: list[contexts.Ranked], query: Matrix) -> dict[str, str]:
+        """Each turn below the best `WHOLE_TURNS` that has stored sentence vectors, by its
+        sentences closest to the query (consolidation/recall/sentences.py), where that cuts something."""
+        later = [r.hit for r in ranked if r.hit.layer == "subconscious"][WHOLE_TURNS:]
+        stored = await self.search.sentence_vectors(owner, [h.id for h in later])
+        return {
+            hit.id: text
+            for hit in later
+            if hit.id in stored and (text := focus(hit.text, stored[hit.id], query)) is not None
+        }
+
+    async def _as_of(
+        self, owner: Owner, vector: list[float], budgets: Budgets, as_of: datetime, include_consolidated: bool
+    ) -> RecallCandidates:
+        """Memory as it stood at `as_of`: vector-only (full-text indexes hold present state only),
+        by exact scans of the user's nodes, since time filters are not in the vector indexes."""
+        stores = self.stores
+        sub, epi, sem = await asyncio.gather(
+            stores.interactions.search(
+                owner, vector, budgets.subconscious, include_consolidated=include_consolidated, as_of=as_of
+            )
+            if budgets.subconscious > 0
+            else _nothing(),
+            stores.episodes.search(owner, vector, budgets.episodic, as_of=as_of)
+            if budgets.episodic > 0
+            else _nothing(),
+            stores.facts.search(owner, vector, budgets.semantic, as_of=as_of)
+            if budgets.semantic > 0
+            else _nothing(),
+        )
+        return RecallCandidates(interactions=_dense(sub), episodes=_dense(epi), facts=_dense(sem))
+
+
+def context_pools(budgets: Budgets, tokens: int) -> Budgets:
+    """Candidates per layer for a context of `tokens`: enough short items (a turn or a fact is
+    some 15 to 40 tokens) to fill it, and never fewer than the per-layer budgets."""
+    short = min(POOL_MAX, max(POOL_MIN, tokens // TOKENS_PER_SHORT))
+    episodes = min(POOL_MAX // 4, tokens // TOKENS_PER_EPISODE)
+    return Budgets(
+        subconscious=max(budgets.subconscious, short),
+        episodic=max(budgets.episodic, episodes),
+        semantic=max(budgets.semantic, short),
+    )
+
+
+def _subconscious_filter(include_consolidated: bool, as_of: datetime | None) -> Callable[[Interaction], bool]:
+    """Which interactions the subconscious list may show: all, or those not yet consolidated
+    (at `as_of` when given)."""
+
+    def visible(item: Interaction) -> bool:
+        if include_consolidated or item.consolidated_at is None:
+            return True
+        return as_of is not None and item.consolidated_at > as_of
+
+    return visible
+
+
+def _all(candidates: Candidates[T]) -> list[Hit[T]]:
+    return candidates.dense + candidates.lexical
+
+
+def _ids(hits: Sequence[Hit[T]]) -> list[str]:
+    return list(dict.fromkeys(h.item.id for h in hits))
+
+
+def _dated(ranked: list[contexts.Ranked], shown: dict[str, str]) -> dict[str, str]:
+    """`shown` with the absolute date after each relative one in every turn, against the day the
+    turn was said: an LLM reading "yesterday" in a turn listed under a day header may miss it."""
+    dated = dict(shown)
+    for entry in ranked:
+        hit = entry.hit
+        if isinstance(hit.item, Interaction):
+            text = shown.get(hit.id, hit.text)
+            annotated = annotate_relative_dates(text, hit.item.occurred_at.astimezone(UTC).date())
+            if annotated != hit.text:
+                dated[hit.id] = annotated
+    return dated
+
+
+def _ranked(found: RecallCandidates, sources: Sources) -> list[contexts.Ranked]:
+    memory = [
+        *_episode_hits(found.episodes.dense + found.episodes.lexical, sources),
+        *_fact_hits(found.facts.dense + found.facts.lexical, sources),
+    ]
+    turns = found.interactions
+    dense, lexical = _interaction_hits(turns.dense), _interaction_hits(turns.lexical)
+    return contexts.rank(dense, lexical, memory, count_tokens)
+
+
+async def _nothing() -> list[Any]:
+    return []
+
+
+def _dense(hits: list[Hit[T]]) -> Candidates[T]:
+    return Candidates(hits, [])
+
+
+# What a hit shows of its item: the text, its time, and the interactions it rests on.
+Shown = tuple[str, datetime, list[str]]
+
+
+def _interaction_hits(hits: Sequence[Hit[Interaction]]) -> list[RecallHit]:
+    return _layer_hits("subconscious", hits, lambda turn: (turn.text, turn.occurred_at, [turn.id]))
+
+
+def _episode_hits(hits: Sequence[Hit[Episode]], sources: Sources) -> list[RecallHit]:
+    def shown(episode: Episode) -> Shown:
+        return episode.summary, episode.last_at, [i for i, _ in sources.episodes.get(episode.id, [])]
+
+    return _layer_hits("episodic", hits, shown)
+
+
+def _fact_hits(hits: Sequence[Hit[Fact]], sources: Sources) -> list[RecallHit]:
+    def shown(fact: Fact) -> Shown:
+        return fact.text, fact.valid_from, sources.facts.get(fact.id, ([], []))[1]
+
+    return _layer_hits("semantic", hits, shown)
+
+
+def _layer_hits(layer: str, hits: Sequence[Hit[T]], shown: Callable[[T], Shown]) -> list[RecallHit]:
+    found = []
+    for hit in hits:
+        text, at, interaction_ids = shown(hit.item)
+        found.append(RecallHit(layer, hit.item.id, text, hit.score, at, interaction_ids, hit.item))
+    return found
+
+
+def fuse(dense: Sequence[Hit[T]], lexical: Sequence[Hit[T]], *, k: int) -> list[Hit[T]]:
+    """Reciprocal rank fusion: ranks, not raw scores, since cosine and BM25 are not comparable.
+
+    A fused hit keeps its dense cosine as `score` when it has one (else 0.0), so scores stay
+    meaningful to callers; the order is the fused one.
+    """
+    fused: dict[str, float] = {}
+    items: dict[str, Hit[T]] = {}
+    for hits in (dense, lexical):
+        for rank, hit in enumerate(hits):
+            fused[hit.item.id] = fused.get(hit.item.id, 0.0) + 1.0 / (RRF_K + rank + 1)
+            items.setdefault(hit.item.id, hit)
+    cosine = {h.item.id: h.score for h in dense}
+    order = sorted(fused, key=lambda i: fused[i], reverse=True)[:k]
+    return [Hit(items[i].item, cosine.get(i, 0.0)) for i in order]
