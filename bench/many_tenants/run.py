@@ -9,6 +9,7 @@ import json
 import os
 import time
 from collections import deque
+from dataclasses import replace
 
 import numpy as np
 from pydantic import SecretStr
@@ -20,10 +21,11 @@ from bench.many_tenants.results import Checkpoint, LayoutRecord, Measurements, P
 from bench.many_tenants.stats import log
 from bench.population import Population
 from bench.processes import settle
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.offline import OfflineConsolidator
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.settings import EngineSettings
+from consolidation.stores import Stores
 from graph.cypher import statement
 from graph.database import Database
 from graph.interactions import InteractionStore
@@ -49,11 +51,12 @@ async def run(args: argparse.Namespace) -> Measurements:
     try:
         embedder = HashingEmbedder(DIMENSION)
         await migrate(db, embedder.name, DIMENSION, TEMPLATE)
-        engine = MemoryEngine(
-            db, embedder, OfflineConsolidator(), EngineSettings(embedding_template=TEMPLATE)
-        )
+        # The engine's recall searches through a RecordingSearch, given to it in its stores.
         search = RecordingSearch(db, DIMENSION)
-        engine.recaller.search = search
+        stores = replace(Stores.open(db, DIMENSION), search=search)
+        engine = MemoryEngine(
+            stores, embedder, OfflineConsolidator(), EngineSettings(embedding_template=TEMPLATE)
+        )
         return await _checkpoints(args, db, engine, search)
     finally:
         await db.close()

@@ -13,8 +13,8 @@ from bench.service.process import Target
 from bench.service.results import Latency, Profile
 from bench.service.stats import summary
 from bench.service.texts import Salads
-from consolidation.access import AccessKeys
 from consolidation.engine import MemoryEngine
+from consolidation.forgetting.keys import AccessKeys
 from consolidation.settings import EmbedderSettings, EngineSettings, LLMSettings
 from consolidation.types import Budgets, Unit
 from consolidation.wiring import AppSettings, build_engine
@@ -96,7 +96,7 @@ async def _profile_recall(out: Profile, engine: MemoryEngine, owner: Owner, sala
     budgets = Budgets(**BUDGETS)
     out["engine_recall"] = await timed(lambda i: engine.recall(owner, salads.query(), budgets=budgets), n)
     vector = [float(x) for x in (await engine.embedder.embed([salads.query()]))[0]]
-    search = engine.recaller.search
+    search = engine.stores.search
     out["neo4j_recall_statement"] = await timed(
         lambda i: search.candidates(
             owner,

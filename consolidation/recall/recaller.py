@@ -40,10 +40,6 @@ class Recaller:
     focus: bool = True
     dates: bool = True
 
-    def __post_init__(self) -> None:
-        # An attribute of its own, so that a bench can wrap the searches (bench/many_tenants).
-        self.search = self.stores.search
-
     async def recall(
         self,
         owner: Owner,
@@ -64,7 +60,7 @@ class Recaller:
         if as_of is not None:
             found = await self._as_of(owner, vector, pools, as_of, wide)
         else:
-            found = await self.search.candidates(
+            found = await self.stores.search.candidates(
                 owner,
                 vector,
                 query if lexical else None,
@@ -83,7 +79,7 @@ class Recaller:
         sem = fuse(found.facts.dense, found.facts.lexical, k=budgets.semantic)
         wanted = (epi, sem) if tokens is None else (_all(found.episodes), _all(found.facts))
         # Provenance only for what is returned.
-        sources = await self.search.sources(owner, _ids(wanted[0]), _ids(wanted[1]))
+        sources = await self.stores.search.sources(owner, _ids(wanted[0]), _ids(wanted[1]))
         context = None if tokens is None else await self._context(owner, found, sources, tokens, vector)
         return Recall(
             query,
@@ -109,7 +105,7 @@ class Recaller:
         """Each turn below the best `WHOLE_TURNS` that has stored sentence vectors, by its
         sentences closest to the query (consolidation/recall/sentences.py), where that cuts something."""
         later = [r.hit for r in ranked if r.hit.layer == "subconscious"][WHOLE_TURNS:]
-        stored = await self.search.sentence_vectors(owner, [h.id for h in later])
+        stored = await self.stores.search.sentence_vectors(owner, [h.id for h in later])
         return {
             hit.id: text
             for hit in later
