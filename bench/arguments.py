@@ -1,5 +1,5 @@
 """Command-line options the benchmarks' parsers share in kind: on/off switches, and how long to let
-Neo4j settle after a load (bench/processes.py's `settle`)."""
+Neo4j settle after a load (harness/processes.py's `settle`)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from bench.serve_process import free_port
 from consolidation.consolidating.llm_consolidator import LLMConsolidator
 from consolidation.engine import MemoryEngine
 from consolidation.providers.embedders.hashing import HashingEmbedder
@@ -20,6 +19,7 @@ from graph.local_server import LocalNeo4j
 from graph.models import Owner
 from graph.schema import migrate
 from graph.settings import Neo4jSettings
+from harness.serve_process import free_port
 from local_llm_server import LocalLLMServer
 
 DIMENSION = 384

@@ -20,15 +20,15 @@ from typing import Any, Literal, TypeVar
 from neo4j import AsyncDriver, AsyncManagedTransaction
 from neo4j.exceptions import IncompleteCommit, ServiceUnavailable
 
-from bench.serve_process import ServeProcess as Service
-from bench.serve_process import free_port as free_port
-from bench.serve_process import free_ports as free_ports
-from bench.serve_process import serving
 from consolidation.engine import MemoryEngine
 from graph.database import Database
 from graph.local_server import LocalNeo4j
 from graph.models import Owner
 from graph.settings import Neo4jSettings
+from harness.serve_process import ServeProcess as Service
+from harness.serve_process import free_port as free_port
+from harness.serve_process import free_ports as free_ports
+from harness.serve_process import serving
 from tests.serve_support import serve_env
 
 SERVICE_READY_S = 90.0
@@ -80,7 +80,7 @@ def sigkill_neo4j(server: LocalNeo4j, timeout_s: float = 30.0) -> int:
     return pid
 
 
-# -- `recmem serve` as a real process (bench/serve_process.py) --------------------------------------
+# -- `recmem serve` as a real process (harness/serve_process.py) --------------------------------------
 
 
 def service_env(neo4j: Neo4jSettings, port: int, **extra: str) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""`recmem serve` as a real process for the tests (bench/serve_process.py starts, waits for and
+"""`recmem serve` as a real process for the tests (harness/serve_process.py starts, waits for and
 stops it): its environment on a test Neo4j, the `recmem` CLI run beside it, and a service with a
 fresh tenant's key."""
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 
-from bench.serve_process import RECMEM, ServeProcess, environment_without_recmem, serving
 from graph.settings import Neo4jSettings
+from harness.serve_process import RECMEM, ServeProcess, environment_without_recmem, serving
 from tests.conftest import TEST_TEMPLATE
 
 # Generous: a service starts in seconds, but the machine may be busy with other suites.

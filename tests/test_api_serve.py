@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from api.settings import ApiSettings
-from bench.serve_process import free_port
 from graph.settings import Neo4jSettings
+from harness.serve_process import free_port
 from tests.serve_support import keyed_service, run_recmem, serve_env
 
 

@@ -23,13 +23,13 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from bench.serve_process import free_port, free_ports
 from cli import memory as memory_cli
 from cli.main import app
 from graph.database import Database
 from graph.local_server import ENTRY_CLASS, LocalNeo4j
 from graph.reachability import reachable
 from graph.settings import Neo4jSettings
+from harness.serve_process import free_port, free_ports
 from tests.conftest import DIMENSION, TEST_TEMPLATE
 
 RECMEM = str(Path(sys.executable).parent / "recmem")

@@ -28,8 +28,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, WebSocket, expect
 
-from bench.serve_process import free_port, free_ports, serving
 from graph.settings import Neo4jSettings
+from harness.serve_process import free_port, free_ports, serving
 from tests.api_support import STORY
 from tests.browser_support import offline_chromium
 from tests.serve_support import READY_WITHIN_S, KeyedService, keyed_service, serve_env

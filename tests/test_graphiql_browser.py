@@ -19,8 +19,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, Request, WebSocket
 
-from bench.serve_process import free_port
 from graph.settings import Neo4jSettings
+from harness.serve_process import free_port
 from tests.api_support import STORY
 from tests.browser_support import offline_chromium
 from tests.serve_support import KeyedService, keyed_service, serve_env

@@ -20,7 +20,6 @@ from bench.many_tenants.measure import MODES, RecordingSearch, measure, warm_up
 from bench.many_tenants.results import Checkpoint, LayoutRecord, Measurements, P99Judgment, Targets
 from bench.many_tenants.stats import log
 from bench.population import Population
-from bench.processes import settle
 from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
 from consolidation.providers.embedders.hashing import HashingEmbedder
@@ -31,6 +30,7 @@ from graph.database import Database
 from graph.interactions import InteractionStore
 from graph.schema import migrate
 from graph.settings import Neo4jSettings
+from harness.processes import settle
 
 DIMENSION = 384
 TEMPLATE = "{text}"
@@ -78,7 +78,7 @@ async def _checkpoints(
         await loader.load(plan, round(share * total))
         in_db = await count_interactions(db)
         # After a load Lucene merges index segments for a while; recall measured meanwhile would
-        # report the merge, not the steady state (bench/processes.py).
+        # report the merge, not the steady state (harness/processes.py).
         settled = await asyncio.to_thread(settle, args.neo4j_pid, limit_s=args.settle_limit)
         log(f"measuring at {loader.loaded:,} loaded ({in_db:,} in the database)")
         if share == 0.0:

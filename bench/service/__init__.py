@@ -9,11 +9,11 @@ attribution, gaps) and `report` (saving, merging, the chart).
 The names other benches use (bench/fuzz_graphql.py starts services the same way) are re-exported.
 """
 
-from bench.serve_process import ServeProcess as Service
 from bench.service.analysis import TARGET_SIZE, TARGETS, floors, overheads, targets
 from bench.service.process import Target, create_key, resolve_target, running_service
 from bench.service.stats import percentile, summary
 from bench.service.texts import Salads
+from harness.serve_process import ServeProcess as Service
 
 __all__ = [
     "TARGETS",

@@ -9,10 +9,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.processes import cpu_seconds
-from bench.serve_process import ServeProcess, environment_without_recmem, free_port, serving
 from bench.service.results import CpuMs
 from bench.service.stats import log
+from harness.processes import cpu_seconds
+from harness.serve_process import ServeProcess, environment_without_recmem, free_port, serving
 
 READY_WITHIN_S = 180
 

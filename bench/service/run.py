@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from bench.processes import proc_status, settle
-from bench.serve_process import ServeProcess
 from bench.service.client import Client
 from bench.service.floors import driver_floors
 from bench.service.load import load_user, measure_recall, measure_remember, warm_up
@@ -27,6 +25,8 @@ from bench.service.profile import profile_in_process
 from bench.service.results import EmbedderRun, LoadResult, Mode, Profile, RecallResult, ServiceMemory
 from bench.service.stats import log
 from bench.service.texts import Salads
+from harness.processes import proc_status, settle
+from harness.serve_process import ServeProcess
 
 Checkpoint = Callable[[EmbedderRun], None]
 

@@ -30,7 +30,6 @@ from bench.arguments import add_flag, add_settle_limit
 from bench.commands import shown_command
 from bench.machine import machine_info
 from bench.population import Population
-from bench.processes import settle
 from bench.vector_search.data import DIMENSION, generate, load
 from bench.vector_search.measure import TARGETS, K, RecordingDatabase, measure
 from bench.vector_search.results import Measurements, ScenarioResult, ServerInfo
@@ -41,6 +40,7 @@ from graph.interactions import InteractionStore
 from graph.local_server import LocalNeo4j
 from graph.schema import migrate
 from graph.settings import NEO4J_VERSION, Neo4jSettings
+from harness.processes import settle
 
 EMBEDDER = "bench-random-unit-384"
 PROGRAM = "python -m bench.vector_search"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.processes import proc_status
+from harness.processes import proc_status
 
 RECMEM = str(Path(sys.executable).parent / "recmem")
 
