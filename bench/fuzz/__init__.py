@@ -1,6 +1,6 @@
 """GraphQL fuzz cases generated from the checked-in SDL, and the runner that sends them.
 
-Shared by bench/fuzz_graphql.py (the full run) and tests/test_fuzz_graphql.py (a fast subset).
+Shared by bench/fuzz_graphql.py (the full run) and bench/tests/test_fuzz_graphql.py (a fast subset).
 
 Every case is derived from its own `random.Random(f"{seed}:{index}")`, so a run is reproducible
 and one case can be regenerated alone (`generate.case(seed, index, ...)`). The kind of case `index` is

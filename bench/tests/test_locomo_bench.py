@@ -1,0 +1,401 @@
+"""bench/locomo: evidence parsing, recall scoring, answer metrics, the report, and a smoke run."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from bench.common import (
+    CachedEmbedder,
+    ExtractiveResponder,
+    bleu1,
+    markdown_table,
+    normalize_answer,
+    token_f1,
+)
+from bench.locomo.cli import main
+from bench.locomo.construction import Construction
+from bench.locomo.data import Question, load_samples, normalize_dia_id, pair_units, parse_evidence
+from bench.locomo.markdown import markdown_report
+from bench.locomo.modes import mode_settings
+from bench.locomo.report import build_report
+from bench.locomo.scoring import (
+    QuestionResult,
+    reached_interactions,
+    recalled_context,
+    resolve_evidence,
+    score_question,
+    summarize_questions,
+    token_prefix,
+)
+from bench.locomo.targets import check_targets
+from consolidation.consolidating.llm_consolidator import LLMConsolidator
+from consolidation.consolidating.prompts import create_episode
+from consolidation.consolidating.prompts.common import Turn
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.llm import build_language_model
+from consolidation.settings import EngineSettings, LLMSettings
+from consolidation.types import Recall, RecallHit
+from graph.models import Interaction
+from graph.settings import Neo4jSettings
+from local_llm_server import LocalLLMServer
+from tests.support.engines import TEST_TEMPLATE
+
+AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+# -- fixtures ------------------------------------------------------------------------------------
+
+
+def locomo_fixture() -> list[dict[str, Any]]:
+    """One sample in the locomo10.json shape: 2 sessions, 12 turns, 3 scored questions + 1 adversarial."""
+    session_1 = [
+        ("Ana", "Hi Ben! I joined a hiking club last week, we climbed Mount Tam."),
+        ("Ben", "Nice! I have been painting a lot, mostly landscapes."),
+        ("Ana", "Hiking with the club makes me happy, I love the trails."),
+        ("Ben", "My cat Milo knocked over my paint again."),
+        ("Ana", "Haha. The hiking club plans a trip to Yosemite in June."),
+        ("Ben", "Send me pictures of the Yosemite hike!"),
+    ]
+    session_2 = [
+        ("Ana", "Hey Ben, the hiking club trip to Yosemite was amazing."),
+        ("Ben", "I finished a landscape painting of a lake."),
+        ("Ana", "We hiked the Mist Trail with the hiking club."),
+        ("Ben", "Milo the cat slept on my painting all afternoon."),
+        ("Ana", "Next the hiking club wants to hike in Zion."),
+        ("Ben", "Painting and cats, that is my summer."),
+    ]
+    conversation: dict[str, Any] = {"speaker_a": "Ana", "speaker_b": "Ben"}
+    for number, (turns, stamp) in enumerate(
+        [(session_1, "1:56 pm on 8 May, 2023"), (session_2, "10:00 am on 25 June, 2023")], start=1
+    ):
+        conversation[f"session_{number}_date_time"] = stamp
+        conversation[f"session_{number}"] = [
+            {"speaker": speaker, "dia_id": f"D{number}:{i + 1}", "text": text}
+            for i, (speaker, text) in enumerate(turns)
+        ]
+    qa = [
+        {
+            "question": "Where did Ana's hiking club go in June?",
+            "answer": "Yosemite",
+            "evidence": ["D1:5", "D2:1"],
+            "category": 4,
+        },
+        {
+            "question": "What is Ben's cat called?",
+            "answer": "Milo",
+            "evidence": ["D1:4; D2:4"],
+            "category": 1,
+        },
+        {
+            "question": "When did Ana join the hiking club?",
+            "answer": "the week before 8 May 2023",
+            "evidence": ["D1:1", "D9:99"],
+            "category": 2,
+        },
+        {
+            "question": "What did Ben climb?",
+            "evidence": ["D1:2"],
+            "category": 5,
+            "adversarial_answer": "Mount Tam",
+        },
+    ]
+    return [{"sample_id": "conv-t", "conversation": conversation, "qa": qa}]
+
+
+def write_fixture(tmp_path: Path) -> Path:
+    path = tmp_path / "locomo-tiny.json"
+    path.write_text(json.dumps(locomo_fixture()), encoding="utf-8")
+    return path
+
+
+def interaction(iid: str, text: str = "text") -> Interaction:
+    return Interaction(iid, "t", "u", "s1", "Ana", text, AT, 1, False, None)
+
+
+def hit(layer: str, hid: str, text: str, ids: list[str]) -> RecallHit:
+    return RecallHit(layer, hid, text, 0.5, AT, ids, interaction(hid, text))
+
+
+def result(mode: str, category: int, share: float | None, tokens: int, resolved: int = 2) -> QuestionResult:
+    reached = 0 if share is None else round(share * resolved)
+    return QuestionResult(
+        mode, "s", 0, category, "q", ["D1:1"], resolved, reached, share, tokens, {"subconscious": reached}
+    )
+
+
+# -- evidence and scoring ------------------------------------------------------------------------
+
+
+def test_evidence_strings_are_split_normalized_and_deduplicated() -> None:
+    assert parse_evidence(["D8:6; D9:17"]) == ["D8:6", "D9:17"]
+    assert parse_evidence(["D1:03", "D:2:4", "d1:3", "bogus"]) == ["D1:3", "D2:4", "bogus"]
+    assert parse_evidence([]) == []
+    assert normalize_dia_id(" D10:2 ") == "D10:2"
+    assert normalize_dia_id("session 3") is None
+
+
+def test_unresolvable_evidence_is_left_out_of_the_share() -> None:
+    refs = {"D1:1": "D1:1", "D1:2": "D1:2"}
+    ids = {"D1:1": "int_a", "D1:2": "int_b"}
+    question = Question(0, "q", "a", 1, ["D1:1", "D1:2", "D9:9", "bogus"])
+    evidence = resolve_evidence(question.evidence, refs, ids)
+    assert evidence == ["int_a", "int_b"]
+    reached, share, per_layer = score_question(
+        question, evidence, {"subconscious": {"int_a"}, "episodic": {"int_a", "int_z"}, "semantic": set()}
+    )
+    assert (reached, share) == (1, 0.5)
+    assert per_layer == {"subconscious": 1, "episodic": 1, "semantic": 0}
+    assert score_question(question, [], {"subconscious": {"int_a"}})[1] is None
+
+
+def test_recall_follows_provenance_and_measures_the_context() -> None:
+    recall = Recall(
+        "q",
+        None,
+        subconscious=[hit("subconscious", "int_1", "Ana loves hiking.", ["int_1"])],
+        episodic=[hit("episodic", "epi_1", "Ana hiked Yosemite with her club.", ["int_2", "int_3"])],
+        semantic=[hit("semantic", "fact_1", "Ben's cat is Milo.", ["int_4"])],
+    )
+    assert reached_interactions(recall) == {
+        "subconscious": {"int_1"},
+        "episodic": {"int_2", "int_3"},
+        "semantic": {"int_4"},
+    }
+    assert recalled_context(recall).splitlines() == [
+        "Ben's cat is Milo.",
+        "Ana hiked Yosemite with her club.",
+        "Ana loves hiking.",
+    ]
+
+
+def test_token_prefix_keeps_the_hits_that_fit() -> None:
+    hits = [hit("subconscious", f"int_{i}", "one two three", [f"int_{i}"]) for i in range(4)]
+    # Three tokens each, plus a newline between texts.
+    assert [h.id for h in token_prefix(hits, 7)] == ["int_0", "int_1"]
+    assert token_prefix(hits, 2) == []
+    assert len(token_prefix(hits, 1000)) == 4
+
+
+def test_pairs_keep_every_dia_id_resolvable() -> None:
+    samples = load_samples_from(locomo_fixture())
+    units, refs = pair_units(samples[0].units)
+    assert len(units) == 6
+    assert units[0].source_ref == "D1:1+D1:2" and units[0].text.startswith("Ana: Hi Ben!")
+    assert units[0].speaker == "Ana & Ben"
+    assert refs["D1:2"] == "D1:1+D1:2" and refs["D2:6"] == "D2:5+D2:6"
+
+
+def load_samples_from(data: list[dict[str, Any]], **kwargs: Any) -> list[Any]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        return load_samples(write_fixture(Path(folder)), **kwargs)
+
+
+def test_samples_drop_adversarial_questions_and_honour_the_turn_limit() -> None:
+    (sample,) = load_samples_from(locomo_fixture(), limit_turns=4)
+    assert [u.source_ref for u in sample.units] == ["D1:1", "D1:2", "D1:3", "D1:4"]
+    assert [q.category for q in sample.questions] == [4, 1, 2]
+    assert sample.questions[1].evidence == ["D1:4", "D2:4"]
+    assert sample.units[0].occurred_at == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert sample.units[1].occurred_at - sample.units[0].occurred_at == timedelta(seconds=1)
+
+
+# -- answer metrics ------------------------------------------------------------------------------
+
+
+def test_token_f1_and_bleu1() -> None:
+    assert normalize_answer("The Yosemite, trip!") == ["yosemite", "trip"]
+    assert token_f1("Yosemite", "yosemite") == 1.0
+    assert token_f1("They went to Yosemite", "Yosemite") == pytest.approx(2 * (1 / 4) * 1 / (1 / 4 + 1))
+    assert token_f1("Zion", "Yosemite") == 0.0
+    assert token_f1("", "") == 1.0
+    assert bleu1("Yosemite national park", "Yosemite") == pytest.approx(1 / 3)
+    # Shorter than the reference: the brevity penalty applies.
+    assert bleu1("Yosemite", "Yosemite national park") == pytest.approx(pytest.approx(0.1353, abs=1e-3))
+    assert bleu1("", "Yosemite") == 0.0
+
+
+# -- report --------------------------------------------------------------------------------------
+
+
+def construction(prompt: int, calls: int, units: int = 10, consolidated: int = 0) -> Construction:
+    return Construction(
+        units=units,
+        wall_s=1.5,
+        triggered=calls // 2,
+        consolidated=consolidated,
+        by_op={
+            "create_episode": {
+                "calls": calls // 2,
+                "failed": 0,
+                "prompt_tokens": prompt // 2,
+                "completion_tokens": 5,
+            },
+            "refine_facts": {
+                "calls": calls // 2,
+                "failed": 0,
+                "prompt_tokens": prompt - prompt // 2,
+                "completion_tokens": 5,
+            },
+        },
+        http_calls=calls,
+        http_prompt_tokens=prompt,
+        http_completion_tokens=10,
+    )
+
+
+def test_summary_report_and_targets() -> None:
+    questions = {
+        "recmem": [
+            result("recmem", 1, 1.0, 300),
+            result("recmem", 2, 0.5, 200),
+            result("recmem", 4, None, 50),
+        ],
+        "eager": [result("eager", 1, 1.0, 100), result("eager", 2, 1.0, 100), result("eager", 4, 1.0, 100)],
+        "raw": [result("raw", 1, 0.5, 100), result("raw", 2, 0.5, 100), result("raw", 4, 0.0, 100)],
+    }
+    summary = summarize_questions(questions["recmem"])
+    assert summary["1"]["evidence_recall"] == 1.0 and summary["1"]["context_tokens"] == 300
+    assert summary["3"]["questions"] == 0 and summary["3"]["evidence_recall"] is None
+    assert summary["4"] == {**summary["4"], "questions": 0, "skipped": 1}
+    assert summary["all"]["evidence_recall"] == 0.75 and summary["all"]["context_tokens"] == 250
+    constructions = {
+        "recmem": construction(80, 2),
+        "eager": construction(1000, 20),
+        "raw": Construction(units=10),
+    }
+    meta = {
+        "samples": ["s"],
+        "unit": "turn",
+        "embedder": "hashing-v2",
+        "command": "python bench/locomo.py",
+        "llm": {"kind": "local", "model": "m", "replies": "extractive"},
+        "thresholds": {"recmem": {"theta_sim": 0.5}},
+        "theta_sim": {"used": 0.5, "source": "given"},
+        "calibration": None,
+        "wall_s": {"embedding": 1.0, "total": 2.0},
+    }
+    report = build_report(meta, constructions, questions, {"recmem": 1.0, "eager": 1.0, "raw": 1.0})
+    recmem = report["modes"]["recmem"]["construction"]
+    assert recmem["prompt_tokens"] == 80 and recmem["llm_calls"] == 2
+    assert recmem["server_usage_log"]["agrees_with_runs"] is True
+    assert report["modes"]["raw"]["construction"]["server_usage_log"] is None
+    assert report["targets"]["prompt_tokens_vs_eager"] == {"ratio": 0.08, "limit": 0.1, "met": True}
+    recall_target = report["targets"]["evidence_recall_vs_raw"]
+    assert recall_target["difference"] == {
+        "multi-hop": 0.5,
+        "temporal": 0.0,
+        "open-domain": None,
+        "single-hop": None,
+    }
+    assert recall_target["met"] is True
+    text = markdown_report(report)
+    assert "| recmem | 2 | 80 | 10 | 1/0/1 |" in text
+    assert "1.000 (300)" in text and "met" in text
+    worse = check_targets({**report["modes"], "raw": {**report["modes"]["eager"]}})
+    assert worse["evidence_recall_vs_raw"]["met"] is False
+
+
+def test_usage_log_disagreement_is_reported() -> None:
+    built = construction(80, 2)
+    built.http_prompt_tokens = 81
+    assert built.to_json()["server_usage_log"]["agrees_with_runs"] is False
+    total = Construction()
+    total.add(construction(80, 2))
+    total.add(construction(20, 2))
+    assert total.to_json()["prompt_tokens"] == 100 and total.to_json()["server_usage_log"]["http_calls"] == 4
+
+
+def test_markdown_table_escapes_pipes() -> None:
+    assert markdown_table(["a", "b"], [["x|y", 1]]).splitlines() == [
+        "| a | b |",
+        "|---|---|",
+        "| x\\|y | 1 |",
+    ]
+
+
+def test_eager_opens_the_gate_for_every_unit() -> None:
+    base = EngineSettings(theta_sim=0.6, theta_count=5, gate_top_k=10)
+    eager = mode_settings("eager", base)
+    assert (eager.resolved_theta_count, eager.resolved_theta_sim, eager.resolved_gate_top_k) == (1, 1.0, 1)
+    assert mode_settings("recmem", base) is base
+
+
+# -- the local server's extractive responder -----------------------------------------------------
+
+
+async def test_extractive_responder_answers_over_real_http() -> None:
+    responder = ExtractiveResponder()
+    with LocalLLMServer() as server:
+        server.set_responder(responder)
+        model = build_language_model(LLMSettings(base_url=server.base_url, api_key=SecretStr("k"), model="m"))
+        assert model is not None
+        consolidator = LLMConsolidator(model)
+        turns = [Turn(id="int_1", speaker="Ana", occurred_at=AT, text="I love the Mist Trail.")]
+        result = await consolidator.create_episode(create_episode.EpisodeInput(turns=turns))
+        assert "Mist Trail" in result.value.summary
+        assert result.usage.prompt_tokens == server.usage_log[-1]["prompt_tokens"] > 0
+        assert responder.answered["create_episode"] == 1
+
+
+async def test_cached_embedder_embeds_each_text_once() -> None:
+    calls: list[list[str]] = []
+
+    class Counting(HashingEmbedder):
+        async def embed(self, texts: list[str]) -> Any:
+            calls.append(texts)
+            return await super().embed(texts)
+
+    cached = CachedEmbedder(Counting(16))
+    first = await cached.embed(["a b", "c d", "a b"])
+    second = await cached.embed(["c d"])
+    assert calls == [["a b", "c d"]]
+    assert (first[1] == second[0]).all() and cached.name == "hashing-v2"
+
+
+# -- end to end ----------------------------------------------------------------------------------
+
+
+def test_smoke_run_against_neo4j(tmp_path: Path, neo4j_settings: Neo4jSettings) -> None:
+    data = write_fixture(tmp_path)
+    out = tmp_path / "results"
+    password = neo4j_settings.resolved_password()
+    argv = [
+        "--data", str(data), "--modes", "recmem,eager,raw", "--embedder", "hashing", "--answers",
+        "--template", TEST_TEMPLATE,
+        "--neo4j-uri", neo4j_settings.uri, "--out", str(out), "--name", "smoke", "--quiet",
+        *(["--neo4j-password", password] if password else []),
+    ]  # fmt: skip
+    assert main(argv) == 0
+    report = json.loads((out / "smoke.json").read_text(encoding="utf-8"))
+    assert {p.name for p in out.iterdir()} == {"smoke.json", "smoke.md", "smoke.png", "smoke-questions.jsonl"}
+    modes = report["modes"]
+    eager, recmem, raw = (modes[m]["construction"] for m in ("eager", "recmem", "raw"))
+    assert eager["triggered"] == 12 and eager["interactions_consolidated"] == 12
+    assert eager["llm_calls"] >= 24 and eager["server_usage_log"]["agrees_with_runs"] is True
+    assert recmem["server_usage_log"]["agrees_with_runs"] is True
+    assert recmem["prompt_tokens"] < eager["prompt_tokens"]
+    assert raw["llm_calls"] == 0 and raw["interactions_consolidated"] == 0
+    assert report["calibration"]["embedder"] == "hashing-v2"
+    assert report["thresholds"]["recmem"]["theta_sim"] == report["calibration"]["theta_sim"]
+    for mode in ("recmem", "eager", "raw"):
+        by = modes[mode]["recall"]["by_category"]
+        assert by["all"]["questions"] == 3 and by["3"]["questions"] == 0
+        assert 0.0 <= by["all"]["evidence_recall"] <= 1.0
+        assert by["all"]["context_tokens"] > 0
+        assert by["all"]["f1"] is not None and by["all"]["judge_accuracy"] is not None
+    matched = report["recall_variants"]["raw@recmem-tokens"]["by_category"]["all"]
+    assert matched["questions"] == 3
+    assert matched["context_tokens"] <= modes["recmem"]["recall"]["by_category"]["all"]["context_tokens"]
+    # Raw recall covers everything the subconscious layer holds: the tiny stream fits the budget.
+    assert modes["raw"]["recall"]["by_category"]["all"]["evidence_recall"] == 1.0
+    lines = (out / "smoke-questions.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 12  # three modes and the token-matched raw recall, three questions each
+    assert "## Targets" in (out / "smoke.md").read_text(encoding="utf-8")

@@ -1,0 +1,236 @@
+"""Forgetting over HTTP, checked in the graph itself: what rests only on a forgotten interaction is
+gone, what survives is rebuilt without it, and forgetting a user leaves nothing behind."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from consolidation.consolidating.consolidator import EpisodeInput
+from consolidation.consolidating.offline import OfflineConsolidator
+from consolidation.consolidating.prompts.create_episode import EpisodeDraft
+from consolidation.engine import MemoryEngine
+from consolidation.forgetting.forgetter import Busy, Forgetter
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.llm.types import LLMResult, LLMUnavailable
+from graph.consolidations import ConsolidationStore
+from graph.database import Database
+from graph.interactions import InteractionStore
+from graph.leases import LeaseStore
+from graph.models import ConsolidationWrite, EpisodeWrite, FactWrite, NewInteraction, Owner, RunWrite, new_id
+from tests.support.api import T0, Caller, count_nodes, tell_story
+from tests.support.engines import DIMENSION, engine_settings
+
+FORGET = """mutation($id: ID!) { forgetInteraction(id: $id) {
+  interactionIds episodeIds factIds runIds rebuiltEpisodeIds rebuiltFactIds restoredFactIds } }"""
+
+
+async def _graph(db: Database, query: str, **params: Any) -> list[dict[str, Any]]:
+    result = await db.driver.execute_query(query, params, database_=db.name)
+    return [r.data() for r in result.records]
+
+
+async def mentions(db: Database, tenant: str, word: str) -> list[dict[str, Any]]:
+    """Every node or relationship property of the tenant whose text contains `word`."""
+    return await _graph(
+        db,
+        """MATCH (n) WHERE n.tenant = $tenant
+           UNWIND keys(n) AS key
+           WITH n, key WHERE n[key] IS :: STRING AND toLower(n[key]) CONTAINS $word
+           RETURN labels(n)[0] AS what, key
+           UNION
+           MATCH (n)-[r]->() WHERE n.tenant = $tenant
+           UNWIND keys(r) AS key
+           WITH r, key WHERE r[key] IS :: STRING AND toLower(r[key]) CONTAINS $word
+           RETURN type(r) AS what, key""",
+        tenant=tenant,
+        word=word,
+    )
+
+
+async def test_forgetting_the_merge_turn_undoes_the_merge(db: Database, caller: Caller) -> None:
+    payloads = await tell_story(caller)
+    turns = [p["interactionId"] for p in payloads]
+    created, merged = payloads[2]["consolidation"], payloads[3]["consolidation"]
+    result = (await caller.gql(FORGET, {"id": turns[3]}))["forgetInteraction"]
+    assert result["interactionIds"] == [turns[3]]
+    assert result["episodeIds"] == [merged["episodeId"]]  # the version existed only for this turn
+    assert result["factIds"] == merged["factIds"]
+    assert set(result["restoredFactIds"]) == set(created["factIds"])
+    assert len(result["runIds"]) == 2 and result["rebuiltEpisodeIds"] == []
+
+    # In the graph: the turn, the merged version, its fact and its runs are gone ...
+    gone = [turns[3], merged["episodeId"], *merged["factIds"], *result["runIds"]]
+    assert await _graph(db, "MATCH (n) WHERE n.id IN $ids RETURN n.id AS id", ids=gone) == []
+    assert await mentions(db, caller.tenant, "can't stand") == []
+    assert await _graph(db, "MATCH (r:ConsolidationRun {trigger: $id}) RETURN r.id AS id", id=turns[3]) == []
+    # ... the first version is current again, the old facts hold again, the stream is chained.
+    first = await _graph(
+        db,
+        "MATCH (e:Episode {id: $id}) RETURN e.current AS current, e.superseded_at AS s",
+        id=created["episodeId"],
+    )
+    assert first == [{"current": True, "s": None}]
+    facts = await _graph(
+        db,
+        "MATCH (f:Fact) WHERE f.id IN $ids RETURN f.status AS status, f.valid_to AS to",
+        ids=created["factIds"],
+    )
+    assert facts == [{"status": "active", "to": None}] * 3
+    chain = await _graph(
+        db, "MATCH p = (:Interaction {id: $a})-[:NEXT*]->(:Interaction {id: $b}) RETURN length(p) AS hops",
+        a=turns[0], b=turns[4],
+    )  # fmt: skip
+    assert chain == [{"hops": 3}]
+    # Through the API the memory reads as if the turn had never been said.
+    recall = await caller.gql('{ recall(userId: "alice", query: "sushi") { semantic { fact { id } } } }')
+    assert {h["fact"]["id"] for h in recall["recall"]["semantic"]} == set(created["factIds"])
+
+
+async def test_forgetting_a_source_turn_rebuilds_surviving_episodes(db: Database, caller: Caller) -> None:
+    payloads = await tell_story(caller)
+    turns = [p["interactionId"] for p in payloads]
+    created, merged = payloads[2]["consolidation"], payloads[3]["consolidation"]
+    before = await _graph(
+        db, "MATCH (e:Episode) WHERE e.id IN $ids RETURN e.id AS id, e.embedding AS v",
+        ids=[created["episodeId"], merged["episodeId"]],
+    )  # fmt: skip
+    assert len(await mentions(db, caller.tenant, "wasabi")) > 0
+
+    result = (await caller.gql(FORGET, {"id": turns[0]}))["forgetInteraction"]
+    assert result["episodeIds"] == []  # both versions rest on other turns too
+    assert set(result["rebuiltEpisodeIds"]) == {created["episodeId"], merged["episodeId"]}
+    assert len(result["factIds"]) == 1 and result["factIds"][0] in created["factIds"]
+
+    # Nothing anywhere in the tenant's graph still says "wasabi" (summaries, titles, facts, edges).
+    assert await mentions(db, caller.tenant, "wasabi") == []
+    after = await _graph(
+        db, """MATCH (e:Episode) WHERE e.id IN $ids
+               RETURN e.id AS id, e.embedding AS v, e.rebuilt_at IS NOT NULL AS rebuilt,
+                      [(e)-[:DERIVED_FROM]->(i) | i.id] AS sources""",
+        ids=[created["episodeId"], merged["episodeId"]],
+    )  # fmt: skip
+    old_vectors = {row["id"]: row["v"] for row in before}
+    for row in after:
+        assert row["rebuilt"] and row["v"] != old_vectors[row["id"]]
+        assert turns[0] not in row["sources"]
+    rebuild_runs = await _graph(
+        db, "MATCH (r:ConsolidationRun {tenant: $t, trigger: 'forget'})-[:PRODUCED]->(e) RETURN e.id AS id",
+        t=caller.tenant,
+    )  # fmt: skip
+    assert {r["id"] for r in rebuild_runs} == {created["episodeId"], merged["episodeId"]}
+    # The fact that superseded the erased one survives (its own turn still states it).
+    still = await caller.gql("query($id: ID!) { fact(id: $id) { status supersedes { fact { id } } } }",
+                             {"id": merged["factIds"][0]})  # fmt: skip
+    assert still["fact"]["status"] == "ACTIVE"
+    assert result["factIds"][0] not in {c["fact"]["id"] for c in still["fact"]["supersedes"]}
+
+
+async def test_forget_user_erases_everything_of_that_user(db: Database, caller: Caller) -> None:
+    await tell_story(caller, user="alice")
+    await tell_story(caller, user="bob")
+    before = await count_nodes(db, caller.tenant, "alice")
+    data = await caller.gql(
+        'mutation { forgetUser(id: "alice") { userId interactions episodes facts runs } }'
+    )
+    removed = data["forgetUser"]
+    assert removed["userId"] == "alice" and removed["interactions"] == 5
+    assert (removed["episodes"], removed["facts"], removed["runs"]) == (
+        before["Episode"], before["Fact"], before["ConsolidationRun"],
+    )  # fmt: skip
+    assert await count_nodes(db, caller.tenant, "alice") == {}
+    assert (await count_nodes(db, caller.tenant, "bob"))["Interaction"] == 5  # the other user is untouched
+    # Erased nodes that stayed in a vector index hold nothing, and every index still answers.
+    leftovers = await _graph(
+        db, """MATCH (n:Erased) WHERE any(k IN keys(n) WHERE NOT k IN ['id', 'tenant', 'user_id', 'erased', 'embedding'])
+               OR (n)--() RETURN count(n) AS n""",
+    )  # fmt: skip
+    assert leftovers == [{"n": 0}]
+    recall = await caller.gql(
+        '{ recall(userId: "bob", query: "sushi") { semantic { score } episodic { score } } }'
+    )
+    assert recall["recall"]["semantic"] and recall["recall"]["episodic"]
+    errors = await caller.errors('{ user(id: "alice") { id } }')
+    assert errors[0]["extensions"]["code"] == "NOT_FOUND"
+    again = await caller.errors('mutation { forgetUser(id: "alice") { userId } }')
+    assert again[0]["extensions"]["code"] == "NOT_FOUND"
+
+
+# -- the forgetter itself: restated facts, waiting for the lease, nothing half-done ---------------
+
+
+def _vec(embedder: HashingEmbedder, text: str) -> list[float]:
+    return [float(x) for x in embedder.embed_sync([text])[0]]
+
+
+async def _fact_from_two_turns(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> tuple[list[str], str]:
+    texts = ["I love jazz and wasabi.", "I love jazz.", "Jazz concerts are fun."]
+    items = [
+        NewInteraction("alice", t, T0 + timedelta(days=i), _vec(embedder, t)) for i, t in enumerate(texts)
+    ]
+    ids = [s.id for s in await InteractionStore(db, DIMENSION).write_batch(owner, items)]
+    run = RunWrite(new_id("run"), "create_episode", ids[-1], "offline", "m", "ok", 0, 0, 1.0, 3, 0.7, T0, ids)
+    episode = EpisodeWrite(
+        new_id("epi"), "Jazz", "Alice loves jazz and wasabi; jazz concerts are fun.", _vec(embedder, "jazz"),
+        T0, T0 + timedelta(days=2), [(i, 0.8) for i in ids], run.id, T0,
+    )  # fmt: skip
+    fact = FactWrite(new_id("fact"), "Alice loves jazz and wasabi.", "preference", _vec(embedder, "jazz wasabi"),
+                     T0 + timedelta(days=1), ids[:2])  # fmt: skip
+    write = ConsolidationWrite(episode, [fact], [replace(run, produced_ids=[episode.id])], ids, T0, run.id)
+    await ConsolidationStore(db, DIMENSION).commit(owner, write)
+    return ids, fact.id
+
+
+def _forgetter(
+    db: Database, embedder: HashingEmbedder, consolidator: Any = None, **settings: Any
+) -> Forgetter:
+    return Forgetter(
+        MemoryEngine(db, embedder, consolidator or OfflineConsolidator(), engine_settings(**settings))
+    )
+
+
+async def test_a_fact_with_another_source_is_restated_without_the_forgotten_turn(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
+    ids, fact_id = await _fact_from_two_turns(db, owner, embedder)
+    forgotten = await _forgetter(db, embedder).forget_interaction(owner, ids[0])
+    assert forgotten.fact_ids == [] and forgotten.rebuilt_fact_ids == [fact_id]
+    row = (
+        await _graph(db, "MATCH (f:Fact {id: $id}) RETURN f.text AS text, f.rebuilt_at AS at", id=fact_id)
+    )[0]
+    assert "jazz" in row["text"] and "wasabi" not in row["text"] and row["at"] is not None
+    assert await mentions(db, owner.tenant, "wasabi") == []
+
+
+class FailingConsolidator(OfflineConsolidator):
+    async def create_episode(self, inp: EpisodeInput) -> LLMResult[EpisodeDraft]:
+        raise LLMUnavailable("endpoint down")
+
+
+async def test_a_failed_rebuild_changes_nothing(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
+    ids, _ = await _fact_from_two_turns(db, owner, embedder)
+    before = await count_nodes(db, owner.tenant)
+    with pytest.raises(LLMUnavailable):
+        await _forgetter(db, embedder, FailingConsolidator()).forget_interaction(owner, ids[0])
+    assert await count_nodes(db, owner.tenant) == before
+    assert len(await mentions(db, owner.tenant, "wasabi")) > 0  # untouched, not half-erased
+    assert await LeaseStore(db).wait_acquire(owner, "someone-else", 1.0, 0)  # and the lease was released
+
+
+async def test_forget_waits_for_a_running_consolidation(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
+    ids, _ = await _fact_from_two_turns(db, owner, embedder)
+    assert await LeaseStore(db).wait_acquire(owner, "consolidating-elsewhere", 60.0, 0)
+    with pytest.raises(Busy):
+        await _forgetter(db, embedder, lease_seconds=0.3).forget_interaction(owner, ids[0])
+    await LeaseStore(db).release(owner, "consolidating-elsewhere")
+    done = await _forgetter(db, embedder).forget_interaction(owner, ids[0])
+    assert done.interaction_ids == [ids[0]]

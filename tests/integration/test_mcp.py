@@ -1,0 +1,390 @@
+"""The MCP server at /mcp, driven by the official SDK's client over Streamable HTTP against a real
+uvicorn and the session's Neo4j: the tools end to end, typed errors, keys and tenant isolation."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from mcp import ClientSession, MCPError
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server.mcpserver.exceptions import UnexpectedToolError
+from mcp.types import CallToolResult, TextContent
+
+from api.app import create_app
+from api.mcp.errors import tool_error
+from consolidation.forgetting.keys import AccessKeys
+from consolidation.wiring import AppSettings
+from graph.database import Database
+from graph.errors import StoreUnavailable
+from tests.support.api import STORY, T0, count_nodes, make_api_settings, make_engine, serve_app
+
+TIMEOUT_S = 60.0
+TOOLS = {
+    "remember": {"user_id", "text"},
+    "recall": {"user_id", "query"},
+    "answer": {"user_id", "question"},
+    "audit_fact": {"fact_id"},
+    "forget_interaction": {"interaction_id"},
+    "user_stats": {"user_id"},
+}
+
+
+@pytest.fixture(scope="module")
+async def live(db: Database) -> AsyncIterator[str]:
+    """The app served by a real uvicorn in the test's event loop; yields the MCP endpoint's URL."""
+    app = create_app(AppSettings(), make_api_settings(), engine=make_engine(db))
+    async with serve_app(app) as url:
+        yield f"{url}/mcp"
+
+
+async def new_key(db: Database, tenant: str | None = None) -> str:
+    issued = await AccessKeys(db).create(tenant or f"t-{uuid.uuid4().hex[:12]}", "mcp-test")
+    return issued.secret
+
+
+@asynccontextmanager
+async def connect(url: str, key: str | None) -> AsyncIterator[ClientSession]:
+    """An initialized SDK client session sending `key` as a Bearer credential."""
+    headers = {"authorization": f"Bearer {key}"} if key is not None else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=TIMEOUT_S) as http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write, read_timeout_seconds=TIMEOUT_S) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+@pytest.fixture
+def tenant() -> str:
+    return f"t-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+async def key(db: Database, tenant: str) -> str:
+    return await new_key(db, tenant)
+
+
+async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+    """The structured result of a successful tool call; fails the test on an error result."""
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, _text(result)
+    assert isinstance(result.structured_content, dict)
+    # The text block carries the same JSON, for clients that read only text.
+    assert json.loads(_text(result)) == result.structured_content
+    return result.structured_content
+
+
+async def error(session: ClientSession, tool: str, **arguments: Any) -> str:
+    """The one-line message of a tool call that must fail."""
+    result = await session.call_tool(tool, arguments)
+    assert result.is_error, result.structured_content
+    text = _text(result)
+    assert "\n" not in text
+    return text
+
+
+def _leaf(error: BaseException) -> BaseException:
+    """The one exception anyio's task groups wrapped."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+def _text(result: CallToolResult) -> str:
+    (block,) = result.content
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+def at(day: int) -> str:
+    return (T0 + timedelta(days=day)).isoformat()
+
+
+async def tell_story(session: ClientSession, user: str = "alice") -> list[dict[str, Any]]:
+    """STORY, one remember per turn (the test engine consolidates inline)."""
+    return [
+        await call(session, "remember", user_id=user, text=text, speaker="alice", occurred_at=at(day))
+        for day, text in enumerate(STORY)
+    ]
+
+
+# -- the tools ------------------------------------------------------------------------------------
+
+
+async def test_tools_are_listed_with_their_arguments_and_descriptions(live: str, key: str) -> None:
+    async with connect(live, key) as mcp:
+        tools = {t.name: t for t in (await mcp.list_tools()).tools}
+        assert set(tools) == set(TOOLS)
+        for name, tool in tools.items():
+            assert set(tool.input_schema["required"]) == TOOLS[name], name
+            assert tool.description and "Use it" in tool.description, name
+            assert tool.output_schema is not None and tool.output_schema["properties"], name
+            for argument in tool.input_schema["properties"].values():
+                assert argument.get("description"), name
+        recall = tools["recall"].input_schema["properties"]
+        assert recall["tokens"]["default"] == 1000 and recall["layers"]["default"] is False
+        assert recall["tokens"]["minimum"] == 1
+        assert set(tools["remember"].input_schema["properties"]) == {
+            "user_id", "text", "speaker", "occurred_at", "session_id", "source_ref"
+        }  # fmt: skip
+        assert tools["recall"].annotations is not None and tools["recall"].annotations.read_only_hint
+        assert tools["forget_interaction"].annotations is not None
+        assert tools["forget_interaction"].annotations.destructive_hint
+
+
+async def test_remember_then_recall_finds_it(live: str, key: str) -> None:
+    async with connect(live, key) as mcp:
+        first = await call(
+            mcp, "remember", user_id="bob", text="My sister Ana lives in Lisbon.", occurred_at=at(0),
+            session_id="s1", source_ref="turn-1",
+        )  # fmt: skip
+        assert first["created"] is True and first["interaction_id"].startswith("int_") and first["seq"] == 1
+        again = await call(
+            mcp, "remember", user_id="bob", text="My sister Ana lives in Lisbon.", source_ref="turn-1"
+        )
+        assert again["interaction_id"] == first["interaction_id"] and again["created"] is False
+        await call(mcp, "remember", user_id="bob", text="I play the cello on Sundays.", occurred_at=at(1))
+
+        found = await call(mcp, "recall", user_id="bob", query="Where does Ana live?", tokens=200)
+        assert "Lisbon" in found["context"]
+        assert 0 < found["tokens"] <= found["budget"] == 200
+        by_id = {i["id"]: i for i in found["items"]}
+        assert by_id[first["interaction_id"]]["layer"] == "subconscious"
+        assert by_id[first["interaction_id"]]["source_ids"] == [first["interaction_id"]]
+        assert found["layers"] is None
+
+        layered = await call(mcp, "recall", user_id="bob", query="Where does Ana live?", layers=True)
+        assert layered["budget"] == 1000
+        hits = layered["layers"]["subconscious"]
+        assert first["interaction_id"] in [h["id"] for h in hits]
+        assert any("Lisbon" in h["text"] for h in hits)
+        assert layered["layers"]["semantic"] == [] and layered["layers"]["episodic"] == []
+
+
+async def test_story_facts_answer_audit_stats_and_forget(live: str, key: str) -> None:
+    async with connect(live, key) as mcp:
+        payloads = await tell_story(mcp)
+        ids = [p["interaction_id"] for p in payloads]
+        created, merged = payloads[2]["consolidation"], payloads[3]["consolidation"]
+        assert created["action"] == "created" and created["fact_ids"]
+        assert merged["action"] == "merged" and merged["fact_ids"]
+
+        stats = await call(mcp, "user_stats", user_id="alice")
+        assert stats["interactions"] == 5 and stats["consolidated"] == 4 and stats["unconsolidated"] == 1
+        assert stats["pending"] == 0  # every turn has been through the gate
+        assert stats["episodes"] == 1 and stats["episode_versions"] == 2
+        assert stats["active_facts"] >= 1 and stats["superseded_facts"] >= 1
+        assert stats["runs"] >= 4 and stats["prompt_tokens"] == 0  # the offline consolidator is free
+
+        # The audit of the fact that reversed the preference: the GraphQL audit's chain.
+        audit = await call(mcp, "audit_fact", fact_id=merged["fact_ids"][0])
+        assert audit["fact"]["id"] == merged["fact_ids"][0] and audit["fact"]["status"] == "active"
+        assert [e["id"] for e in audit["episodes"]] == [merged["episode_id"]]
+        sources = audit["episodes"][0]["sources"]
+        assert {s["interaction"]["id"] for s in sources} == set(ids[:4])
+        assert all(s["similarity"] is not None for s in sources)
+        assert [i["id"] for i in audit["interactions"]] == [ids[3]]
+        assert {c["fact"]["id"] for c in audit["supersedes"]} == set(created["fact_ids"])
+        assert all(c["reason"] for c in audit["supersedes"]) and audit["superseded_by"] == []
+        assert sorted(r["op"] for r in audit["runs"]) == ["merge_episode", "refine_facts"]
+        older = await call(mcp, "audit_fact", fact_id=created["fact_ids"][0])
+        assert older["fact"]["status"] == "superseded"
+        assert [c["fact"]["id"] for c in older["superseded_by"]] == [merged["fact_ids"][0]]
+
+        # Recall reaches the semantic layer, and says which facts its lines show.
+        found = await call(mcp, "recall", user_id="alice", query="sushi with salmon", tokens=400, layers=True)
+        assert "semantic" in {i["layer"] for i in found["items"]}
+        assert set(merged["fact_ids"]) & {h["id"] for h in found["layers"]["semantic"]}
+        assert merged["episode_id"] in {h["id"] for h in found["layers"]["episodic"]}
+
+        answered = await call(mcp, "answer", user_id="alice", question="What is the dog called?")
+        assert answered["answer"] and answered["run_id"].startswith("run_")
+        evidence = {e["id"]: e for e in answered["evidence"]}
+        assert evidence, answered
+        assert all(
+            e["layer"] in ("subconscious", "episodic", "semantic") and e["text"] for e in evidence.values()
+        )
+        budgeted = await call(mcp, "answer", user_id="alice", question="What is the dog called?", tokens=300)
+        assert budgeted["answer"]
+        assert (await call(mcp, "user_stats", user_id="alice"))["runs"] == stats["runs"] + 2
+
+        # Forget the unconsolidated turn: only it goes.
+        forgotten = await call(mcp, "forget_interaction", interaction_id=ids[4])
+        assert forgotten["interaction_ids"] == [ids[4]]
+        assert forgotten["fact_ids"] == [] and forgotten["episode_ids"] == []
+        after = await call(mcp, "user_stats", user_id="alice")
+        assert after["interactions"] == 4 and after["unconsolidated"] == 0
+        assert await error(mcp, "forget_interaction", interaction_id=ids[4]) == (
+            f"NOT_FOUND: interaction {ids[4]!r} not found"
+        )
+
+
+# -- errors ---------------------------------------------------------------------------------------
+
+
+async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
+    db: Database, live: str, key: str
+) -> None:
+    async with connect(live, key) as mcp:
+        await call(mcp, "remember", user_id="carol", text="Hello.", occurred_at=at(0))
+        stats = await call(mcp, "user_stats", user_id="carol")
+
+        refused = {
+            "empty text": await error(mcp, "remember", user_id="carol", text=""),
+            "huge text": await error(mcp, "remember", user_id="carol", text="é" * 20_000),
+            "naive time": await error(
+                mcp, "remember", user_id="carol", text="Hi.", occurred_at="2024-05-01T09:00:00"
+            ),
+            "not a time": await error(mcp, "remember", user_id="carol", text="Hi.", occurred_at="yesterday"),
+            "blank user": await error(mcp, "remember", user_id="  ", text="Hi."),
+            "long user": await error(mcp, "remember", user_id="u" * 300, text="Hi."),
+            "missing text": await error(mcp, "remember", user_id="carol"),
+            "zero tokens": await error(mcp, "recall", user_id="carol", query="hello", tokens=0),
+            "huge tokens": await error(mcp, "recall", user_id="carol", query="hello", tokens=10**9),
+            "bad type": await error(mcp, "recall", user_id="carol", query="hello", tokens="many"),
+            "empty query": await error(mcp, "recall", user_id="carol", query=""),
+            "empty fact id": await error(mcp, "audit_fact", fact_id=""),
+        }
+        for case, message in refused.items():
+            assert message.startswith("BAD_USER_INPUT: "), (case, message)
+            assert "Error executing tool" not in message and "Traceback" not in message, (case, message)
+        assert "occurred_at" in refused["naive time"] and "timezone" in refused["naive time"]
+        assert "text" in refused["missing text"]
+        assert "tokens" in refused["zero tokens"]
+        assert refused["blank user"] == "BAD_USER_INPUT: user_id must not be empty"
+        assert refused["huge text"] == "BAD_USER_INPUT: text is 40000 bytes; the limit is 32768"
+        assert refused["empty fact id"] == "BAD_USER_INPUT: fact_id must not be empty"
+        assert await call(mcp, "user_stats", user_id="carol") == stats
+
+        assert await error(mcp, "recall", user_id="nobody", query="x") == "NOT_FOUND: user 'nobody' not found"
+        assert await error(mcp, "user_stats", user_id="nobody") == "NOT_FOUND: user 'nobody' not found"
+        assert (
+            await error(mcp, "answer", user_id="nobody", question="x?")
+            == "NOT_FOUND: user 'nobody' not found"
+        )
+        missing = "fact_" + "0" * 32
+        assert await error(mcp, "audit_fact", fact_id=missing) == f"NOT_FOUND: fact {missing!r} not found"
+
+
+def test_unexpected_errors_are_masked_and_outages_are_unavailable() -> None:
+    crash = UnexpectedToolError("Error executing tool recall")
+    crash.__cause__ = RuntimeError("secret internals")
+    (block,) = tool_error("recall", crash, "req-1").content
+    assert isinstance(block, TextContent) and block.text == "INTERNAL: internal error (request id req-1)"
+    for outage in (StoreUnavailable("Neo4j is not reachable: boom"), TimeoutError()):
+        result = tool_error("recall", outage, "req-2")
+        assert result.is_error and _text(result).startswith("UNAVAILABLE: "), _text(result)
+        assert "boom" not in _text(result)
+
+
+async def test_an_unknown_tool_is_a_tool_error(live: str, key: str) -> None:
+    async with connect(live, key) as mcp:
+        assert await error(mcp, "drop_everything") == "BAD_USER_INPUT: Unknown tool: drop_everything"
+
+
+async def test_a_missing_or_bad_key_is_refused_with_401(db: Database, live: str) -> None:
+    initialize = {
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    }  # fmt: skip
+    accept = {"accept": "application/json, text/event-stream"}
+    async with httpx.AsyncClient(timeout=TIMEOUT_S) as http:
+        for headers in ({}, {"authorization": "Bearer rmk_not-a-key"}, {"authorization": "Basic abc"}):
+            response = await http.post(live, json=initialize, headers=accept | headers)
+            assert response.status_code == 401, response.text
+            assert response.headers["www-authenticate"].startswith("Bearer")
+            body = response.json()
+            assert body["error"]["data"]["code"] == "UNAUTHENTICATED"
+            assert "Authorization: Bearer <key>" in body["error"]["message"]
+        for method in ("GET", "DELETE", "PUT"):
+            response = await http.request(method, live, headers=accept)
+            assert response.status_code == 405 and response.headers["allow"] == "POST", method
+            assert response.json()["error"]["data"]["code"] == "BAD_USER_INPUT"
+        ok = await http.post(
+            live, json=initialize, headers=accept | {"authorization": f"Bearer {await new_key(db)}"}
+        )
+        assert ok.status_code == 200, ok.text
+        assert ok.json()["result"]["serverInfo"]["name"] == "recmem"
+
+    # The SDK's client: initialize fails with the server's message (inside its task groups).
+    for key in (None, "rmk_not-a-key"):
+        with pytest.raises(BaseException) as refused:
+            async with connect(live, key):
+                pass
+        leaf = _leaf(refused.value)
+        assert isinstance(leaf, MCPError), refused.value
+        assert str(leaf) == "UNAUTHENTICATED: a valid API key is required: Authorization: Bearer <key>"
+
+
+async def test_malformed_messages_are_refused_and_store_nothing(live: str, key: str) -> None:
+    headers = {
+        "authorization": f"Bearer {key}",
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": "2025-06-18",
+    }
+    remember = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":%s}}'
+    async with httpx.AsyncClient(timeout=TIMEOUT_S) as http:
+        for body in (
+            remember % '{"user_id":"erin","text":"\\ud800"}',  # a lone surrogate
+            remember % '{"user_id":"erin","text":"hi"',
+            "not json",
+        ):
+            response = await http.post(live, content=body.encode(), headers=headers)
+            assert response.status_code == 400, response.text
+            assert response.json()["error"]["code"] == -32700  # JSON-RPC parse error
+        response = await http.post(live, content=(remember % '"not an object"').encode(), headers=headers)
+        assert response.status_code < 500 and "error" in response.json(), response.text
+    async with connect(live, key) as mcp:
+        assert await error(mcp, "user_stats", user_id="erin") == "NOT_FOUND: user 'erin' not found"
+
+
+async def test_a_revoked_key_is_refused_at_once(db: Database, live: str) -> None:
+    tenant = f"t-{uuid.uuid4().hex[:12]}"
+    issued = await AccessKeys(db).create(tenant, "mcp-revoked")
+    async with connect(live, issued.secret) as session:
+        await call(session, "remember", user_id="dave", text="Before the revocation.")
+        await AccessKeys(db).revoke(issued.key.id)
+        with pytest.raises(MCPError, match="UNAUTHENTICATED"):
+            await session.call_tool("user_stats", {"user_id": "dave"})
+
+
+async def test_another_tenants_ids_are_not_found(db: Database, live: str, tenant: str, key: str) -> None:
+    async with connect(live, key) as mcp:
+        payloads = await tell_story(mcp)
+        merged = payloads[3]["consolidation"]
+        fact_id, interaction_id = merged["fact_ids"][0], payloads[0]["interaction_id"]
+        audit = await call(mcp, "audit_fact", fact_id=fact_id)
+        before = await count_nodes(db, tenant)
+        assert before["Interaction"] == len(STORY)
+
+        async with connect(live, await new_key(db)) as intruder:
+            for tool, arguments, node_id in (
+                ("audit_fact", {"fact_id": fact_id}, fact_id),
+                ("forget_interaction", {"interaction_id": interaction_id}, interaction_id),
+            ):
+                seen = await error(intruder, tool, **arguments)
+                missing_id = node_id[: node_id.index("_") + 1] + "0" * 32
+                unknown = await error(intruder, tool, **{next(iter(arguments)): missing_id})
+                assert seen.startswith("NOT_FOUND: ")
+                assert seen.replace(node_id, "<id>") == unknown.replace(missing_id, "<id>")
+            # The intruder's "alice" is another user, who does not exist in its tenant.
+            for tool, arguments in (
+                ("user_stats", {"user_id": "alice"}),
+                ("recall", {"user_id": "alice", "query": "sushi"}),
+                ("answer", {"user_id": "alice", "question": "What is the dog called?"}),
+            ):
+                assert await error(intruder, tool, **arguments) == "NOT_FOUND: user 'alice' not found"
+
+        # The owner's memory is untouched, and its audit reads the same.
+        assert await count_nodes(db, tenant) == before
+        assert await call(mcp, "audit_fact", fact_id=fact_id) == audit

@@ -1,0 +1,440 @@
+"""The memory explorer (`/ui`) in a real browser, as a support person would use it, offline.
+
+A `recmem serve` process on the session's Neo4j is seeded over HTTP with a small consolidated
+history: 28 unrelated notes, then the sushi story (an episode created, then merged, whose new
+fact supersedes the old ones), and one turn of a second user. Debian's chromium then signs in,
+finds the user, scrolls the timeline, opens the episode's versions and a fact's audit graph,
+follows the SUPERSEDES chain, runs a recall as of a past time, sees a live consolidation arrive
+after a `remember` sent from here, forgets an interaction, and at a phone's width is signed out
+when its key is revoked. Every step saves a screenshot under a folder the test prints; every
+request the page makes must stay on the service's origin.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, WebSocket, expect
+
+from graph.settings import Neo4jSettings
+from harness.serve_process import free_port, free_ports, serving
+from tests.support.api import STORY
+from tests.support.browser import offline_chromium
+from tests.support.serve import READY_WITHIN_S, KeyedService, keyed_service, serve_env
+
+T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+# Unrelated notes (no two share enough words for the recurrence gate): they fill the first page
+# of the timeline, so the story is reached only by scrolling.
+NOTES = [
+    "The train to Lyon leaves at seven.",
+    "Bought a blue umbrella yesterday.",
+    "Quarterly taxes are due in June.",
+    "Grandma turns ninety next spring.",
+    "Printer jammed twice this morning.",
+    "Finished reading Middlemarch finally.",
+    "Chess club meets on Thursdays.",
+    "Dentist appointment moved to Friday.",
+    "Our router needs a firmware update.",
+    "Hiking boots got soaked at the lake.",
+    "Jazz concert tickets sold out.",
+    "Painting the hallway sage green.",
+    "Volunteered at the food bank.",
+    "Flight delayed by two hours.",
+    "Learning Portuguese verbs slowly.",
+    "Garden tomatoes ripened early.",
+    "Laptop battery drains quickly now.",
+    "Neighbours adopted a grey kitten.",
+    "Marathon training starts in March.",
+    "Borrowed a ladder from Tom.",
+    "Cousin Ana is getting married.",
+    "Office heating broke again.",
+    "Planted tulip bulbs in October.",
+    "Podcast about volcanoes was great.",
+    "Renewed my passport online.",
+    "Bike chain snapped on the hill.",
+    "Tried pottery class downtown.",
+    "Kitchen faucet keeps dripping.",
+]
+STORY_DAY = len(NOTES)  # the story's first turn; one turn a day
+REMEMBER = """mutation($input: RememberInput!, $now: Boolean) {
+  remember(input: $input, consolidate: $now) {
+    interactionId
+    consolidation { action episodeId factIds supersededFactIds consolidatedIds }
+  }
+}"""
+FACT = "query($id: ID!) { fact(id: $id) { id text kind } }"
+# The audit graph's node count (a data attribute): more than the fact and its neighbours.
+MANY_NODES = re.compile(r"^(?:[6-9]|[1-9]\d+)$")
+
+
+@dataclass(frozen=True)
+class Seeded:
+    """What the seeding wrote, as the API reported it."""
+
+    new_fact: str  # the fact of the merge (it supersedes old_fact)
+    old_fact: str
+    episode: str  # the merged episode version
+    forget_text: str
+    new_fact_kind: str  # its FactKind, as the API names it
+
+
+@pytest.fixture(scope="module")
+def service(
+    neo4j_settings: Neo4jSettings, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[KeyedService]:
+    """`recmem serve` (background consolidation, offline consolidator, hashing embedder) with the
+    thresholds of tests/support/api.py: three similar turns open an episode, the fourth merges."""
+    env = serve_env(
+        neo4j_settings,
+        free_port(),
+        RECMEM_THETA_SIM="0.3",
+        RECMEM_THETA_COUNT="3",
+        RECMEM_MERGE_THRESHOLD="0.2",
+        # One merge per turn (batched merges would hold the story's fourth turn back).
+        RECMEM_MERGE_BATCH="1",
+        # A revoked key is refused at once (no per-process key cache).
+        RECMEM_API_AUTH_CACHE_S="0",
+    )
+    workdir = tmp_path_factory.mktemp("explorer-serve")
+    with keyed_service(env, workdir, "--name", "explorer-test") as service:
+        yield service
+
+
+def _remember(service: KeyedService, user: str, text: str, day: float, session: str) -> dict[str, Any]:
+    unit = {
+        "userId": user,
+        "text": text,
+        "speaker": user,
+        "sessionId": session,
+        "occurredAt": (T0 + timedelta(days=day)).isoformat(),
+    }
+    return dict(service.post(REMEMBER, {"input": unit, "now": True})["remember"])
+
+
+@pytest.fixture(scope="module")
+def seeded(service: KeyedService) -> Seeded:
+    for day, text in enumerate(NOTES):
+        assert _remember(service, "alice", text, day, "notes")["consolidation"]["action"] == "NONE"
+    story = [_remember(service, "alice", text, STORY_DAY + n, "food") for n, text in enumerate(STORY)]
+    _remember(service, "bob", "Bob likes chess.", 1, "b1")
+    created, merged = story[2]["consolidation"], story[3]["consolidation"]
+    assert (created["action"], merged["action"]) == ("CREATED", "MERGED"), story
+    assert merged["supersededFactIds"], "the merge superseded no fact"
+    new_fact = service.post(FACT, {"id": merged["factIds"][0]})["fact"]
+    old_fact = service.post(FACT, {"id": merged["supersededFactIds"][0]})["fact"]["text"]
+    return Seeded(new_fact["text"], old_fact, merged["episodeId"], STORY[1], new_fact["kind"])
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with offline_chromium() as chromium:
+        yield chromium
+
+
+class Recorder:
+    """Every request, websocket and sent frame of a page, and any error or CSP refusal."""
+
+    def __init__(self, page: Page) -> None:
+        self.requests: list[str] = []
+        self.sockets: list[WebSocket] = []
+        self.sent: list[str] = []
+        self.problems: list[str] = []
+        page.on("request", lambda request: self.requests.append(request.url))
+        page.on("websocket", self._socket)
+        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        page.on("console", self._console)
+
+    def _socket(self, socket: WebSocket) -> None:
+        self.sockets.append(socket)
+        socket.on("framesent", lambda payload: self.sent.append(str(payload)))
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text or "Refused to" in message.text:
+            self.problems.append(f"console: {message.text}")
+
+    def assert_same_origin(self, base: str) -> None:
+        origin = urlsplit(base).netloc
+        elsewhere = [url for url in self.requests if urlsplit(url).netloc != origin]
+        assert elsewhere == [], f"requests left {origin}: {elsewhere}"
+        assert all(urlsplit(ws.url)[:3] == ("ws", origin, "/graphql") for ws in self.sockets), [
+            ws.url for ws in self.sockets
+        ]
+        assert self.problems == []
+
+
+class Shots:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.paths: list[str] = []
+
+    def take(self, page: Page, name: str) -> None:
+        path = self.folder / f"{len(self.paths) + 1:02d}-{name}.png"
+        page.screenshot(path=str(path))
+        self.paths.append(str(path))
+
+    @contextmanager
+    def on_failure(self, page: Page, seen: Recorder, name: str) -> Iterator[None]:
+        """When the block fails: a screenshot of the page as it was, and its problems noted on the error."""
+        try:
+            yield
+        except Exception as error:
+            self.take(page, name)
+            error.add_note(f"page problems: {seen.problems}")
+            raise
+
+
+def _sign_in(page: Page, service: KeyedService, key: str) -> None:
+    page.goto(f"{service.base}/ui")
+    page.get_by_label("API key").fill(key)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_test_id("tenant")).to_contain_text(service.tenant, timeout=30_000)
+
+
+def _wait_for(condition: Any, what: str, timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def _scroll_to_end(page: Page) -> None:
+    """Scrolls until the timeline says it has reached the end of the stream (infinite scroll)."""
+    end = page.get_by_text("End of the stream")
+    for _ in range(20):
+        if end.count():
+            return
+        page.get_by_test_id("interaction").last.scroll_into_view_if_needed()
+        page.mouse.wheel(0, 4000)
+        page.wait_for_timeout(300)
+    expect(end).to_be_visible(timeout=30_000)
+
+
+def test_the_page_is_served_with_a_strict_policy(service: KeyedService) -> None:
+    for path in ("/ui", "/ui/"):
+        page = httpx.get(f"{service.base}{path}", timeout=30)
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        csp = page.headers["content-security-policy"]
+        assert "default-src 'none'" in csp and "script-src 'self';" in csp and "unsafe" not in csp
+        assert f"connect-src 'self' ws://{urlsplit(service.base).netloc}" in csp
+        assert "http" not in page.text.replace('name="referrer"', ""), "the page names another origin"
+    for asset in (Path(__file__).resolve().parents[2] / "api" / "explorer" / "dist" / "assets").iterdir():
+        served = httpx.get(f"{service.base}/ui/assets/{asset.name}", timeout=30)
+        assert served.status_code == 200 and served.content == asset.read_bytes(), asset.name
+        assert served.headers["cache-control"] == "public, max-age=31536000, immutable"
+    for missing in ("nope.js", "..%2F__init__.py"):
+        assert httpx.get(f"{service.base}/ui/assets/{missing}", timeout=30).status_code == 404
+
+
+@pytest.fixture
+def shots(capsys: pytest.CaptureFixture[str], record_property: Any) -> Iterator[Shots]:
+    """A folder of its own (pytest's tmp dirs are pruned by later runs): RECMEM_EXPLORER_SHOTS
+    when set (the README's pictures come from such a run), else a new temp dir. Printed even
+    when the test fails, with a picture of the page at the failure."""
+    named = os.environ.get("RECMEM_EXPLORER_SHOTS")
+    folder = Path(named) if named else Path(tempfile.mkdtemp(prefix="recmem-explorer-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    taken = Shots(folder)
+    try:
+        yield taken
+    finally:
+        record_property("screenshots", " ".join(taken.paths))
+        with capsys.disabled():
+            print(f"\nexplorer screenshots in {folder}:", *taken.paths, sep="\n  ")
+
+
+def test_a_support_session_in_the_explorer(
+    service: KeyedService, seeded: Seeded, browser: Browser, shots: Shots
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    seen = Recorder(page)
+    with closing(context), shots.on_failure(page, seen, "failure"):
+        # Sign-in: a wrong key is refused in place, the right one shows the tenant.
+        page.goto(f"{service.base}/ui")
+        page.get_by_label("API key").fill("rmk_not-a-key")
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.get_by_role("alert")).to_contain_text("refused", timeout=30_000)
+        shots.take(page, "sign-in-refused")
+        _sign_in(page, service, service.key)
+        assert page.evaluate("() => Object.values(sessionStorage)") == [service.key]
+        assert page.evaluate("() => localStorage.length") == 0
+
+        # Users: both are listed; the search keeps alice only.
+        expect(page.get_by_role("link", name="bob")).to_be_visible(timeout=30_000)
+        page.get_by_label("Search users").fill("ali")
+        expect(page.get_by_role("link", name="bob")).to_have_count(0, timeout=30_000)
+        alice = page.get_by_role("row", name="alice")
+        expect(alice).to_contain_text(str(len(NOTES) + len(STORY)))
+        shots.take(page, "users")
+
+        # Timeline: one page of 25, the story only after scrolling; its turns are consolidated.
+        page.get_by_role("link", name="alice").click()
+        expect(page.get_by_test_id("interaction")).to_have_count(25, timeout=30_000)
+        assert page.get_by_text(STORY[3]).count() == 0
+        _scroll_to_end(page)
+        expect(page.get_by_test_id("interaction")).to_have_count(len(NOTES) + len(STORY))
+        merged_turn = page.get_by_test_id("interaction").filter(has_text=STORY[3])
+        expect(merged_turn).to_contain_text("consolidated")
+        expect(merged_turn).to_contain_text("v2")
+        expect(page.get_by_test_id("interaction").filter(has_text=NOTES[0])).to_contain_text("raw only")
+        merged_turn.scroll_into_view_if_needed()
+        shots.take(page, "timeline")
+
+        # The episode it was absorbed into: two versions, the merge shown as a diff.
+        merged_turn.get_by_role("link", name="v2").click()
+        versions = page.get_by_test_id("episode-version")
+        expect(versions).to_have_count(2, timeout=30_000)
+        expect(versions.first).to_contain_text("current")
+        assert versions.first.locator("ins").count() + versions.first.locator("del").count() > 0
+        versions.first.locator("summary").click()
+        expect(versions.first).to_contain_text(STORY[3])
+        shots.take(page, "episode-versions")
+
+        # Facts: the kind filter (the API's, not the loaded page's), the merge's fact, its audit
+        # graph, and the fact it superseded.
+        page.get_by_role("link", name="Facts", exact=True).click()
+        new_fact = page.get_by_test_id("fact-list").get_by_role("link", name=seeded.new_fact, exact=True)
+        other_kind = "EVENT" if seeded.new_fact_kind != "EVENT" else "PLAN"
+        page.get_by_label("Kind").select_option(other_kind)
+        expect(new_fact).to_have_count(0, timeout=30_000)
+        page.get_by_label("Kind").select_option(seeded.new_fact_kind)
+        expect(new_fact.first).to_be_visible(timeout=30_000)
+        new_fact.first.click()
+        graph = page.get_by_test_id("audit-graph")
+        expect(graph).to_have_attribute("data-nodes", MANY_NODES, timeout=30_000)
+        expect(graph.locator("canvas").first).to_be_attached()
+        expect(page.get_by_test_id("supersedes")).to_contain_text(seeded.old_fact)
+        expect(page.get_by_test_id("fact-history")).to_contain_text(seeded.old_fact)
+        graph.evaluate("element => element.scrollIntoView({block: 'end'})")
+        page.wait_for_timeout(500)  # the picture after the scroll has been painted
+        shots.take(page, "fact-audit")
+
+        # Following SUPERSEDES backwards: the old fact, replaced by the new one.
+        page.get_by_test_id("supersedes").get_by_role("link", name=seeded.old_fact).click()
+        expect(page.get_by_role("heading", name=seeded.old_fact)).to_be_visible(timeout=30_000)
+        expect(page.get_by_test_id("superseded-by")).to_contain_text(seeded.new_fact)
+        expect(page.get_by_test_id("fact-detail")).to_contain_text("superseded")
+        shots.take(page, "fact-superseded")
+
+        # Recall as of the day between the episode's creation and its merge: the old fact held.
+        page.get_by_role("link", name="Recall", exact=True).click()
+        page.get_by_label("Query").fill("sushi with salmon")
+        as_of = T0 + timedelta(days=STORY_DAY + 2, hours=12)
+        page.get_by_label("As of (UTC)").fill(as_of.strftime("%Y-%m-%dT%H:%M"))
+        page.get_by_role("button", name="Recall").click()
+        result = page.get_by_test_id("recall-result")
+        expect(result).to_contain_text(as_of.strftime("%Y-%m-%d %H:%M"), timeout=30_000)
+        semantic = page.get_by_test_id("layer-semantic")
+        expect(semantic).to_contain_text(seeded.old_fact)
+        assert seeded.new_fact not in semantic.inner_text()
+        expect(page.get_by_test_id("recall-context")).to_contain_text("sushi")
+        shots.take(page, "recall-as-of")
+
+        # Live: a remember sent from here (consolidated in the background) arrives as a MERGED
+        # event once the page's subscription is open.
+        page.get_by_role("link", name="Timeline", exact=True).click()
+        _wait_for(lambda: any('"subscribe"' in frame for frame in seen.sent), "the subscription")
+        page.wait_for_timeout(1_000)  # the server registers the subscriber before the event
+        live_text = "I love sushi with salmon and tuna again."
+        reply = service.post(REMEMBER, {"input": {"userId": "alice", "text": live_text}, "now": None})
+        assert reply["remember"]["consolidation"] is None  # left to the background
+        events = page.get_by_test_id("live-events")
+        expect(events).to_contain_text("MERGED", timeout=60_000)
+        expect(page.get_by_test_id("user-stats")).to_contain_text(str(len(NOTES) + len(STORY) + 1))
+        shots.take(page, "live-event")
+
+        # Forget a consolidated turn: the confirmation lists it and the rebuilt episode.
+        _scroll_to_end(page)
+        target = page.get_by_test_id("interaction").filter(has_text=seeded.forget_text)
+        expect(target).to_have_count(1)
+        target.get_by_role("button", name="Forget").click()
+        preview = page.get_by_test_id("forget-preview")
+        expect(preview).to_contain_text("Interactions (1)", timeout=30_000)
+        expect(preview).to_contain_text(seeded.forget_text)
+        expect(preview).to_contain_text("Episodes rebuilt")
+        shots.take(page, "forget-confirm")
+        page.get_by_role("button", name="Forget for good").click()
+        expect(page.get_by_role("dialog")).to_have_count(0, timeout=30_000)
+        _scroll_to_end(page)
+        expect(page.get_by_text(seeded.forget_text, exact=True)).to_have_count(0, timeout=30_000)
+        expect(page.get_by_text(STORY[3], exact=True)).to_have_count(1)
+        shots.take(page, "forgotten")
+
+        # Forget a whole user: the confirmation counts what goes; the user leaves the list.
+        page.get_by_role("link", name="Users", exact=True).click()
+        page.get_by_role("link", name="bob", exact=True).click()
+        page.get_by_role("button", name="Forget user…").click()
+        everything = page.get_by_test_id("forget-user-preview")
+        expect(everything).to_contain_text("1 interaction", timeout=30_000)
+        shots.take(page, "forget-user-confirm")
+        page.get_by_role("button", name="Erase everything").click()
+        expect(page.get_by_role("heading", name="Users")).to_be_visible(timeout=30_000)
+        expect(page.get_by_role("link", name="alice", exact=True)).to_be_visible(timeout=30_000)
+        expect(page.get_by_role("link", name="bob", exact=True)).to_have_count(0)
+
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    small = phone.new_page()
+    seen_small = Recorder(small)
+    with closing(phone), shots.on_failure(small, seen_small, "failure-phone"):
+        # A phone's width: no sideways scrolling; a revoked key sends the tab back to sign-in.
+        second = service.keys("create", "--tenant", service.tenant, "--name", "phone", "--json")
+        _sign_in(small, service, str(second["key"]))
+        small.get_by_role("link", name="alice").click()
+        small.get_by_role("link", name="Facts", exact=True).click()
+        small.get_by_test_id("fact-list").get_by_role("link", name=seeded.new_fact, exact=True).first.click()
+        expect(small.get_by_test_id("audit-graph")).to_have_attribute(
+            "data-nodes", MANY_NODES, timeout=30_000
+        )
+        assert small.evaluate("() => document.documentElement.scrollWidth") <= 390
+        shots.take(small, "phone-fact")
+        for view, shown in (("timeline", NOTES[1]), ("recall", "Recall playground")):
+            small.evaluate(f"() => {{ window.location.hash = '#/u/alice/{view}' }}")
+            expect(small.get_by_text(shown).first).to_be_visible(timeout=30_000)
+            assert small.evaluate("() => document.documentElement.scrollWidth") <= 390, view
+        service.keys("revoke", str(second["id"]))
+        # The next read is refused (or the server closes the subscription's socket first): either
+        # way the tab is signed out. A hash change asks for the users whichever page shows.
+        small.evaluate("() => { window.location.hash = '#/' }")
+        expect(small.get_by_role("alert")).to_contain_text("expired or revoked", timeout=30_000)
+        expect(small.get_by_label("API key")).to_be_visible()
+        assert small.evaluate("() => sessionStorage.getItem('recmem.explorer.apiKey')") is None
+        shots.take(small, "phone-revoked")
+
+    seen.assert_same_origin(service.base)
+    seen_small.assert_same_origin(service.base)
+    assert any("/ui/assets/cytoscape-" in url for url in seen.requests), seen.requests
+
+
+def test_an_unreachable_store_is_said_so(
+    neo4j_settings: Neo4jSettings, browser: Browser, tmp_path: Path, shots: Shots
+) -> None:
+    """A service whose Neo4j does not answer still serves the page; signing in says UNAVAILABLE
+    rather than calling the key wrong."""
+    nobody, port = free_ports(2)  # nobody: a port nothing listens on (not the local server's)
+    env = serve_env(neo4j_settings, port, RECMEM_NEO4J_URI=f"bolt://127.0.0.1:{nobody}")
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    with serving(env, tmp_path, "serve.log", ready_within_s=None) as served, closing(context):
+        base = served.base
+        served.wait_ready(READY_WITHIN_S, path="/healthz")
+        assert httpx.get(f"{base}/readyz", timeout=10).status_code == 503
+        page = context.new_page()
+        seen = Recorder(page)
+        page.goto(f"{base}/ui")
+        page.get_by_label("API key").fill("rmk_any-key")
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.get_by_role("alert")).to_contain_text("unavailable", timeout=60_000)
+        expect(page.get_by_role("alert")).not_to_contain_text("refused")
+        shots.take(page, "store-unavailable")
+        seen.assert_same_origin(base)
