@@ -8,7 +8,7 @@ against the exact answer. `graph/recall.py` EXACT_LIMIT is chosen from this curv
 
     .venv/bin/python -m bench.exact_crossover --neo4j-uri bolt://127.0.0.1:7801 --neo4j-password ...
 
-Prints one JSON object on stdout and writes bench/results/exact_crossover.json.
+Prints one JSON object on stdout and writes it to --out (bench/results/exact_crossover.json).
 """
 
 from __future__ import annotations
@@ -150,9 +150,11 @@ def main() -> None:
     parser.add_argument("--sizes", default="250,500,1000,2000,4000,8000")
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where the JSON report goes")
     args = parser.parse_args()
     report: Report = {**asyncio.run(run(args)), "command": shown_command(PROGRAM, sys.argv[1:])}
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(report, indent=2))
 
 

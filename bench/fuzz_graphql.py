@@ -147,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(summary, indent=2, ensure_ascii=False)
     print(text)
     if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(text + "\n")
     problems = summary.get("problems", [])
     for problem in problems:

@@ -7,7 +7,7 @@ text from indexing and fusion. `consolidation/providers/embedding_template.py` t
 
     .venv/bin/python -m bench.templates --data ../shared/data/locomo/locomo-dev.json
 
-Prints one JSON object and writes bench/results/templates.json.
+Prints one JSON object and writes it to --out (bench/results/templates.json).
 """
 
 from __future__ import annotations
@@ -109,9 +109,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--embedder", default="minilm")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where the JSON report goes")
     args = parser.parse_args()
     report = asyncio.run(run(Path(args.data), str(args.embedder)))
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(report, indent=2))
 
 
