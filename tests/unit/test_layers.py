@@ -60,8 +60,6 @@ def violations(root: Path = ROOT) -> list[str]:
     for top in sorted({Path(f).parts[0] for f in ALLOWED}):
         for path in sorted((root / top).rglob("*.py")):
             relative = path.relative_to(root)
-            if relative.parts[:2] == ("bench", "results"):
-                continue  # measurement records, kept as they ran
             folder = folder_of(relative)
             own = Path(folder).parts[0]
             for line, package in imported_packages(path.read_text(), str(path)):
