@@ -164,7 +164,7 @@ class GraphQLEndpoint:
         except HTTPException as error:
             return _refused_request(error, request.method, media, request_id)
         if getattr(request.state, "unavailable", False):
-            # One shape for an outage, whatever failed and wherever (README, "Errors").
+            # One shape for an outage, whatever failed and wherever (docs/failures.md#outages).
             response.status_code = 503
             response.headers.update(UNAVAILABLE_HEADERS)
         return response

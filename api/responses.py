@@ -26,7 +26,7 @@ STATUS = {
 
 
 # Seconds an UNAVAILABLE answer asks a client to wait before retrying: the store (or the LLM) is
-# down, and what was not written can be resent as it was (README, "Errors").
+# down, and what was not written can be resent as it was (docs/failures.md#outages).
 RETRY_AFTER_S = 2
 UNAVAILABLE_HEADERS = {"retry-after": str(RETRY_AFTER_S)}
 

@@ -2,10 +2,11 @@
 every operation is rate limited like a request.
 
 An HTTP request is authenticated once, but a websocket lives for hours: the connection's key is
-looked up again every KEY_RECHECK_S (straight from Neo4j, so that the README's "refused everywhere
-within 5 s" holds) and at each new operation; once it is revoked the connection closes with 4403
-and its subscriptions stop. Each `subscribe` takes a token from the key's rate-limit bucket. The
-handshake's key and the message size cap are middleware (api/middleware), as over HTTP.
+looked up again every KEY_RECHECK_S (straight from Neo4j, so that a revoked key is refused
+everywhere within RECMEM_API_AUTH_CACHE_S) and at each new operation; once it is revoked the
+connection closes with 4403 and its subscriptions stop. Each `subscribe` takes a token from the
+key's rate-limit bucket. The handshake's key and the message size cap are middleware
+(api/middleware), as over HTTP.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ class EngineSettings(BaseSettings):
     theta_count: int | None = Field(default=None, ge=2)
     gate_top_k: int | None = Field(default=None, ge=1)
     merge_threshold: float = Field(default=0.75, ge=-1, le=1)
-    # Recurrence-gated merging (README, "Batched merges"): a turn at or above merge_threshold waits
+    # Recurrence-gated merging (docs/design/batched-merges.md): a turn at or above merge_threshold waits
     # for its episode, recallable as a raw turn, and the episode absorbs its waiting turns in one
     # merge (one merge_episode and one refine_facts call) once `merge_batch` have gathered, once
     # their session has ended (another session began, or nothing was written for

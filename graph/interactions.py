@@ -80,7 +80,7 @@ class InteractionStore:
     ) -> list[Hit[Interaction]]:
         """The k most similar interactions of this owner, scores as plain cosine."""
         # The index searches with a beam as wide as the pool it returns; with a beam of k it
-        # missed most of the true top 10 (bench/results/vector_search.md), so the k best of a
+        # missed most of the true top 10 (docs/benchmarks/vector-search.md), so the k best of a
         # wider pool are kept. Users with fewer interactions than the pool are scanned exactly.
         candidates = max(k, SEARCH_POOL)
         query = vector_param("query vector", vector, self.dimension)

@@ -17,7 +17,7 @@ from graph.vectors import vector_param
 T = TypeVar("T", Interaction, Episode, Fact)
 # Up to this many nodes of a user in a layer, dense search scans them all (exact top k, immune to
 # other tenants' data); above it, the filtered vector index with a pool and exact re-ranking.
-# bench/exact_crossover.py measures where the scan stops being cheaper than the index.
+# Where the scan stops being cheaper than the index: docs/design/algorithm.md#exact-per-user.
 EXACT_LIMIT = 1_000
 
 

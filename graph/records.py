@@ -26,8 +26,9 @@ Read = Callable[[Data], Any]
 
 def instant(value: Any) -> Any:
     """A stored instant: the driver's DateTime, or `toString()` of one, which hot reads return
-    because the driver's pure-Python temporal decoding costs ~0.3 ms per value; `fromisoformat`
-    is in C. A named zone (`...+01:00[Europe/Paris]`) keeps its offset, so the instant is exact."""
+    because the driver's pure-Python temporal decoding is slow; `fromisoformat` is in C
+    (docs/benchmarks/service.md#what-was-cut-and-what-each-costs). A named zone
+    (`...+01:00[Europe/Paris]`) keeps its offset, so the instant is exact."""
     if isinstance(value, str):
         return datetime.fromisoformat(value.split("[", 1)[0])
     return to_python(value)

@@ -9,6 +9,6 @@ from graph.validation import VectorValues, require_vector
 
 def vector_param(what: str, values: VectorValues, dimension: int) -> Vector:
     """A checked vector, packed as float32: Bolt carries it as one byte string, where a list of
-    384 floats is packed value by value (about 1 ms of driver CPU each way). Statements that
-    store one convert it with `toFloatList()`, which needs CYPHER 25."""
+    floats is packed value by value (docs/benchmarks/service.md#what-was-cut-and-what-each-costs).
+    Statements that store one convert it with `toFloatList()`, which needs CYPHER 25."""
     return Vector.from_numpy(require_vector(what, values, dimension))

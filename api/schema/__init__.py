@@ -54,7 +54,7 @@ def build_schema(settings: ApiSettings | None = None) -> MemorySchema:
         FreshLoaders,
         lambda: ErrorCodes(documents),
         # Clients send the same few documents over and over: parse and validate each once
-        # (validation cost ~10 ms a request, parsing ~1 ms).
+        # (docs/benchmarks/service.md#what-was-cut-and-what-each-costs).
         lambda: DocumentCache(documents),
         lambda: ValidationCache(maxsize=DOCUMENT_CACHE),
         # After ValidationCache: both set the operation's pre-execution errors when validating.

@@ -2,8 +2,8 @@
 
 Clients send the same few documents over and over. Without this, every request parsed its
 document twice (once to pick the operation, api/operations.py, and once for strawberry) and
-walked it three times for the checks below: about 1 ms of a recall's 3 ms above the database.
-A document is parsed once, under the schema's token limit, and its checks are made once.
+walked it three times for the checks below. A document is parsed once, under the schema's token
+limit, and its checks are made once (docs/benchmarks/service.md#what-was-cut-and-what-each-costs).
 """
 
 from __future__ import annotations

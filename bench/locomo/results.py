@@ -1,7 +1,7 @@
 """The shapes of what the LoCoMo bench writes: NAME.json's objects, key for key.
 
 TypedDicts rather than dataclasses: the report is JSON, read back by the Markdown and the chart
-writers and quoted in README.md and bench/results/locomo.json, so its keys are the contract.
+writers and quoted in docs/benchmarks/locomo.md and the saved JSON, so its keys are the contract.
 """
 
 from __future__ import annotations

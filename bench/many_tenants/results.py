@@ -1,4 +1,4 @@
-"""The shapes of the many-tenants report, as written to JSON (the README quotes these keys)."""
+"""The shapes of the many-tenants report, as written to JSON (docs/benchmarks/ quotes these keys)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The shapes of the service benchmark's report: what each phase measures, as written to JSON.
 
 TypedDicts rather than dataclasses: the report is JSON (printed, saved after every phase, merged
-from earlier reports with --include-runs), and these keys are the ones the README and the saved
+from earlier reports with --include-runs), and these keys are the ones docs/benchmarks/ and the saved
 results quote. Keys that only some runs carry are NotRequired.
 """
 

@@ -1,4 +1,4 @@
-"""The shapes of the vector-search report, as printed (the README quotes these keys)."""
+"""The shapes of the vector-search report, as printed (docs/benchmarks/ quotes these keys)."""
 
 from __future__ import annotations
 

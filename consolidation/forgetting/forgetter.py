@@ -1,4 +1,4 @@
-"""Forgetting on request (DESIGN.md "Forgetting").
+"""Forgetting on request (docs/api/graphql.md#forgetting).
 
 `forget_interaction` erases the interaction and everything that exists only because of it: facts
 it alone states, episode versions resting on nothing else (or merges that added only it). Episode

@@ -1,29 +1,9 @@
 """Derives the recurrence gate's `theta_sim` for an embedder from a sample of conversation text.
 
-Why: RecMem's theta_sim 0.7 was tuned for text-embedding-3-small. Cosine scales differ between
-embedders (all-MiniLM-L6-v2 scores sit lower, the hashing embedder lower still), so the same number
-means a different amount of recurrence on another model. What should carry over between embedders
-is not the raw cosine but the behaviour it produces: how much of a stream counts as recurring.
-
-Method: recurrence-rate matching (deterministic; no questions or labels are used).
-
-1. Each conversation in the sample is a stream, in order. For every unit u that has at least
-   `theta_count - 1` predecessors in its stream (within the last `window` units, or all of them
-   when `window` is None: the engine's unconsolidated pool is unbounded), its recurrence score r(u)
-   is the (theta_count - 1)-th highest cosine between u and those predecessors.
-2. On a pool where nothing is consolidated yet, the gate would open for u exactly when
-   r(u) >= theta_sim (it needs theta_count - 1 neighbours at or above theta_sim, plus u itself).
-   So the share of recurring units at a threshold t is S(t) = share of units with r(u) >= t.
-3. theta_sim is the (1 - target) quantile of r (numpy's linear interpolation, rounded to 0.001):
-   the threshold at which `target` of the units recur, whatever the embedder's cosine scale.
-
-The default target, 0.10 ("one unit in ten has recurred theta_count - 1 times"), is a budget
-choice, not a fit to any benchmark answer: in RecMem's regime consolidation should cost about a
-tenth of consolidating every unit (its LoCoMo construction spend is 193.2K tokens against 1520.8K
-for Mem0). Because consolidated units leave the pool, fewer units actually open the gate than S
-suggests; `simulate_gate` replays the gate over the sample (without merge-first) and reports the
-trigger and consolidated shares the calibrated threshold gives, next to those of the reference 0.7.
-A sweep of other targets is reported too, so the sensitivity is visible.
+Recurrence-rate matching: a unit's score is its (theta_count - 1)-th highest cosine to the earlier
+units of its stream, and theta_sim is the (1 - target) quantile of those scores, so that `target`
+of the units would open the gate on their own whatever the embedder's cosine scale.
+`simulate_gate` replays the gate over the sample. Why, and the method: docs/design/calibration.md.
 """
 
 from __future__ import annotations

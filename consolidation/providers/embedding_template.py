@@ -1,21 +1,9 @@
 """What an interaction is embedded as: its text together with its speaker and time.
 
-A bare turn ("Yeah, I loved it!") carries little meaning of its own; who said it and when does.
-On the LoCoMo dev file (the default embedder, exact cosine over each conversation's turns, top 10,
-`bench/templates.py`) the share of gold evidence reached: bare text 0.251; `{speaker}: {text}`
-0.502; `[{date}] {speaker}: {text}` 0.501; `{speaker} ({date}): {text}` 0.590; the default, a
-sentence as a person would write it, `On {date}, {speaker} said: {text}`, 0.608. Questions embed
-best as asked: dressed as a turn ("A or B: question") they reached 0.442.
-
-The template is a `str.format` pattern over four fields:
-
-- `{text}`: the interaction's text (required),
-- `{speaker}`: who said it,
-- `{date}`: the day it happened, as people write it: `8 May 2023` (UTC),
-- `{time}`: the same instant down to the minute: `8 May 2023, 13:56 UTC`.
-
-The database records the template beside the embedder (`graph/schema.py`): vectors made with
-another template do not compare, and `recmem db reembed` rebuilds them after a change.
+The template is a `str.format` pattern over `{text}` (required), `{speaker}`, `{date}`
+(`8 May 2023`) and `{time}` (`8 May 2023, 13:56 UTC`), all in UTC. The database records it beside
+the embedder (graph/schema.py), and `recmem db reembed` rebuilds the vectors after a change.
+Why the default reads as a sentence: docs/design/embedding-template.md.
 """
 
 from __future__ import annotations

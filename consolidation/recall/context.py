@@ -1,38 +1,11 @@
 """Recall under a token budget: one ranking across the three layers, filled greedily, no turn twice.
 
-The per-layer lists (10 / 5 / 10 by default) say what each layer found; an LLM needs one context
-of bounded size. `rank` and `assemble` build it:
-
-- **Evidence first.** The user's turns (consolidated ones too) are ranked by reciprocal-rank
-  fusion of the dense view (cosine) and the lexical view (Lucene rank), as plain retrieval would.
-- **Memory where its evidence ranks.** A fact enters the ranking just before the best-ranked turn
-  it rests on (`DERIVED_FROM`). An episode enters just before the k-th best of its turns, k being
-  how many of those turns its summary costs in tokens (at least two): a summary is worth its
-  tokens only where it stands for at least as many turns that matter as it displaces. An item
-  none of whose turns is among the candidates is left out. Cosines of a fact, an episode and a
-  turn do not compare (a turn is embedded with its speaker and date, a fact as a sentence, a
-  summary as a paragraph), so layers are not ranked against each other by score; ranking them by
-  their evidence also keeps a layer full of small talk from crowding out the turns that answer.
-- **No interaction spent twice, and nothing of a turn lost.** A turn's facts stand in for it only
-  together: once every candidate fact resting on a turn is in, the turn is left out. One fact
-  alone does not, since a turn often yields several facts and the one that ranks first may not
-  hold the answer. An episode that enters holds its turns: those taken before it are taken out.
-  A fact whose turns are all in already is skipped.
-- **Greedy by rank, skipping what does not fit**, so a long item cannot block the short ones
-  ranked after it.
-- **Focused on the query** (consolidation/recall/sentences.py, applied by the recaller through
-  `shown_as` before `assemble`): below the best few, a turn shows only its sentences near the
-  query's, so more turns fit.
-- **Ordered for an LLM to read**: facts, then episodes, then conversation turns, each group in
-  time order, every item dated: a fact or a summary in its text, turns under a header per day
-  (`8 May 2023:`), which the turns of one day share; a turn pays for its day's header only when it
-  is the first of that day in the context.
-
-On the LoCoMo dev file (`python -m bench.locomo`, the `bench/locomo/` package): ranking the three
-layers' cosines against each other cost 0.13 of evidence recall at 500 tokens; letting a fact's or
-an episode's own rank add a vote to its turns lowered evidence recall at every budget; letting the
-first fact of a turn stand in for the whole turn lost answer tokens (eager, a fact set for every
-turn, fell below plain retrieval's answer-token recall; with whole fact sets it is above it).
+Turns rank by reciprocal-rank fusion of their dense and lexical ranks; a fact enters just before
+the best-ranked turn it rests on, an episode just before the k-th best of its turns (k: how many
+turns its summary costs in tokens, at least two); an item none of whose turns is a candidate is
+left out. A turn's facts stand in for it only together, an episode takes out the turns it holds,
+and what does not fit is skipped. The context lists facts, then episodes, then turns under a
+header per day, each group in time order. Why these rules: docs/design/context-assembly.md.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """A turn's sentences, embedded once at write time, and a long turn focused on a query.
 
-A turn often says more than a question needs ("Wow, thanks! I went to the support group
-yesterday. It was so powerful. How have you been?"). Below the best-ranked turns of an assembled
-context, a turn shows only its sentences that come within `FOCUS_MARGIN` of its best sentence's
-cosine to the query, so that more turns, and more evidence, fit in the same tokens; a cut turn
-ends with `…` so a reader knows there was more. The best-ranked turns stay whole: that is where
-the answer most often is, in a sentence that need not resemble the question.
-
-Each sentence of a turn that has at least two is embedded bare, as queries are, in the same
-embedder call as the turn itself, and stored beside it as float16 bytes (half the size of
-float32, and cosine order barely moves). A turn of one sentence, or of more than
-`MAX_SENTENCES`, stores none and is always shown whole.
-
-On the LoCoMo dev file (`python -m bench.locomo`, the `bench/locomo/` package) this lifted
-evidence recall at a fixed token budget far more than any ranking change of the memory layers did,
-at no loss of answer tokens overall; the `focused-raw` mode of the bench shows how much of
-recmem's gain it accounts for.
+Below the best-ranked turns of a context, a turn shows only its sentences within `FOCUS_MARGIN` of
+its best sentence's cosine to the query; a cut turn ends with `…`. A turn of two to
+`MAX_SENTENCES` sentences has each embedded bare, as queries are, in the turn's own embedder call,
+and stored beside it as float16 bytes; any other turn stores none and is always shown whole.
+Why: docs/design/context-assembly.md#why-these-rules.
 """
 
 from __future__ import annotations

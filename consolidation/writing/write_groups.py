@@ -1,21 +1,11 @@
 """Group commit: concurrent writes of one process share one transaction when they arrive together.
 
-A durable write costs Neo4j one commit (a log flush) and the driver a transaction's round trips;
-eight writers each paying them queue behind one another on two cores. Here a write that finds
-others on their way (embedding, about to write) waits for them at most `wait_s`, and writes that
-queue while MAX_IN_FLIGHT groups commit go together in the next one. A lone writer never waits.
-
-Each member is still acknowledged only after the commit that holds it; its statement is the same
-per-user statement (graph/interactions.py), so seq and NEXT per user stay exact, and a user's
-members keep their arrival order. Members are checked before they join (InteractionStore.prepare),
-so one member's bad input cannot fail the others. When the shared transaction fails:
-
-- the outcome is unknown (the connection broke during COMMIT): every member reports it, since
-  each may be written;
-- Neo4j is unreachable or stayed transiently failing for the whole retry window: every member
-  reports it (nothing was written, and writing alone would fail the same way);
-- anything else (a statement refused): nothing was written, so each member is written again
-  alone, and only a member whose own write fails reports its failure.
+A write that finds others on their way waits for them at most `wait_s`; writes that queue while
+MAX_IN_FLIGHT groups commit go in the next one; a lone writer never waits. Each member is
+acknowledged only after the commit that holds it, written by the same per-user statement, so seq
+and NEXT stay exact. When the shared transaction fails, an unknown outcome or an unreachable Neo4j
+is reported to every member; after any other failure each member is written again alone.
+Why, and the failure cases: docs/design/group-commit.md.
 """
 
 from __future__ import annotations

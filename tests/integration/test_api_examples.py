@@ -1,4 +1,4 @@
-"""The example operations in api/examples/ (shown in the README) run as written."""
+"""The example operations in api/examples/ (shown in docs/api/graphql.md) run as written."""
 
 from __future__ import annotations
 

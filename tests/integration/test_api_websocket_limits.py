@@ -1,5 +1,5 @@
 """The HTTP rules hold on the websocket too: a key revoked while a connection is open loses it
-(4403) within the README's 5 s, each operation is rate limited, a message larger than the body cap
+(4403) within RECMEM_API_AUTH_CACHE_S, each operation is rate limited, a message larger than the body cap
 closes the connection (1009), and the per-connection operation limit answers a typed error."""
 
 from __future__ import annotations

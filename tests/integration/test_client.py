@@ -52,7 +52,7 @@ from recmem_client import (
 from recmem_client.protocol import retry_after
 from tests.support.api import STORY, T0, count_nodes, make_api_settings, make_engine, serve_app
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "client.md"
 
 # Short sleeps between tries: the tests check how many tries, not how long they wait.
 FAST = RetryPolicy(attempts=4, initial_delay_s=0.01, max_delay_s=0.05)
@@ -541,7 +541,7 @@ def test_errors_share_one_base() -> None:
 
 
 def _readme_loop() -> str:
-    section = README.read_text().split("### Python client", 1)[1]
+    section = README.read_text().split("## An agent loop", 1)[1]
     found = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert found, "no Python block in the README's Python client section"
     return found.group(1)

@@ -240,7 +240,7 @@ def test_the_page_is_served_with_a_strict_policy(service: KeyedService) -> None:
 @pytest.fixture
 def shots(capsys: pytest.CaptureFixture[str], record_property: Any) -> Iterator[Shots]:
     """A folder of its own (pytest's tmp dirs are pruned by later runs): RECMEM_EXPLORER_SHOTS
-    when set (the README's pictures come from such a run), else a new temp dir. Printed even
+    when set (docs/explorer.md's pictures come from such a run), else a new temp dir. Printed even
     when the test fails, with a picture of the page at the failure."""
     named = os.environ.get("RECMEM_EXPLORER_SHOTS")
     folder = Path(named) if named else Path(tempfile.mkdtemp(prefix="recmem-explorer-"))

