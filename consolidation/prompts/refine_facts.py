@@ -8,7 +8,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from consolidation.llm.types import ChatMessage
 from consolidation.prompts import common
-from graph.vocabulary import FACT_KINDS, FactKind
+from graph.vocabulary import FACT_KINDS
+from graph.vocabulary import FactKindName as FactKind
 
 TASK = "refine_facts"
 
