@@ -1,5 +1,5 @@
-"""One Kind per client method (its document, where its result stands, its retry safety) and the
-builder that makes an Operation of it from the method's arguments.
+"""One Kind per client method (its generated document, its retry safety) and the builder that
+makes an Operation of it from the method's arguments.
 
 Both clients build an Operation once per call and send that same Operation on every attempt, so a
 retry resends byte-identical variables (the same source_ref above all). Nothing here does I/O.
@@ -13,18 +13,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from recmem_client import documents, parsers
-from recmem_client.types import (
+from recmem_client import generated, parsers
+from recmem_client.document import Document
+from recmem_client.generated import (
     Answer,
     ConsolidationEvent,
     FactAudit,
     InteractionForgotten,
-    Layers,
     Recall,
     Remembered,
-    Unit,
     UserForgotten,
 )
+from recmem_client.types import Layers, Unit
 
 T = TypeVar("T")
 
@@ -34,25 +34,27 @@ GENERATED_REF_PREFIX = "recmem-client:"
 
 @dataclass(frozen=True, slots=True)
 class Kind(Generic[T]):
-    """What an operation is, whatever its arguments: its document, where and as what its result
-    stands in the response's `data`, and whether it is safe to send again."""
+    """What an operation is, whatever its arguments: its document (recmem_client/generated.py:
+    its text, where and as what its result stands in the response's `data`) and whether it is
+    safe to send again."""
 
-    name: str
-    document: str
-    # The result's path in `data`, from the root field (the one a committed mutation answers).
-    path: tuple[str, ...]
-    result: type[T]
+    document: Document[T]
     # Safe to send again after an UNAVAILABLE, a 429 or a lost response.
     retryable: bool
 
     @property
+    def name(self) -> str:
+        return self.document.name
+
+    @property
     def field(self) -> str:
-        return self.path[0]
+        """The root field (the one a committed mutation answers)."""
+        return self.document.path[0]
 
     @property
     def mutation(self) -> bool:
         """A mutation's data stands for a committed write even when nested fields failed."""
-        return self.document.startswith("mutation ")
+        return self.document.mutation
 
     def __call__(self, **variables: Any) -> Operation[T]:
         """This operation with `variables`, less the unset ones so the service's defaults apply."""
@@ -67,34 +69,25 @@ class Operation(Generic[T]):
     variables: Mapping[str, Any]
 
     def body(self) -> dict[str, Any]:
-        kind = self.kind
-        return {"query": kind.document, "variables": dict(self.variables), "operationName": kind.name}
+        document = self.kind.document
+        return {"query": document.text, "variables": dict(self.variables), "operationName": document.name}
 
     def parse(self, data: parsers.Obj) -> T:
-        return parsers.result(data, self.kind.path, self.kind.result)
+        document = self.kind.document
+        return parsers.result(data, document.path, document.result)
 
 
-REMEMBER = Kind("Remember", documents.REMEMBER_DOC, ("remember",), Remembered, retryable=True)
-REMEMBER_BATCH = Kind(
-    "RememberBatch", documents.REMEMBER_BATCH_DOC, ("rememberBatch",), list[Remembered], retryable=True
-)
+REMEMBER = Kind(generated.REMEMBER, retryable=True)
+REMEMBER_BATCH = Kind(generated.REMEMBER_BATCH, retryable=True)
 # Not retried: a pass that committed but whose answer was lost would be reported as empty.
-CONSOLIDATE = Kind(
-    "Consolidate", documents.CONSOLIDATE_DOC, ("consolidate",), list[ConsolidationEvent], retryable=False
-)
-RECALL = Kind("Recall", documents.RECALL_DOC, ("recall",), Recall, retryable=True)  # a read
+CONSOLIDATE = Kind(generated.CONSOLIDATE, retryable=False)
+RECALL = Kind(generated.RECALL, retryable=True)  # a read
 # Not retried: each answer calls the model and records a run, so a retry could pay twice.
-ANSWER = Kind("Answer", documents.ANSWER_DOC, ("answer",), Answer, retryable=False)
-AUDIT = Kind("Audit", documents.AUDIT_DOC, ("fact", "audit"), FactAudit, retryable=True)  # a read
+ANSWER = Kind(generated.ANSWER, retryable=False)
+AUDIT = Kind(generated.AUDIT, retryable=True)  # a read
 # Not retried: after a lost answer the retry would find nothing left and raise NotFound.
-FORGET_INTERACTION = Kind(
-    "ForgetInteraction",
-    documents.FORGET_INTERACTION_DOC,
-    ("forgetInteraction",),
-    InteractionForgotten,
-    retryable=False,
-)
-FORGET_USER = Kind("ForgetUser", documents.FORGET_USER_DOC, ("forgetUser",), UserForgotten, retryable=False)
+FORGET_INTERACTION = Kind(generated.FORGET_INTERACTION, retryable=False)
+FORGET_USER = Kind(generated.FORGET_USER, retryable=False)
 
 
 def new_source_ref() -> str:
