@@ -1,7 +1,7 @@
 """The layer rules, checked on the source: data flows cli/api -> consolidation -> graph, and only
-`graph` talks to the Neo4j driver; the client and the records it shares with the storage layer
-import nothing of the service. Every import of every module is parsed (function-level imports
-and `import x.y` forms included), so a new file breaking a rule fails here."""
+`graph` talks to the Neo4j driver; the client imports nothing of the service. Every import of
+every module is parsed (function-level imports and `import x.y` forms included), so a new file
+breaking a rule fails here."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("api", "cli", "consolidation", "graph", "recmem_client", "recmem_records")
+LAYERS = ("api", "cli", "consolidation", "graph", "recmem_client")
 SERVICE = frozenset({"neo4j", "graph", "consolidation", "api", "cli"})
 # What each layer must never import (a top-level package name).
 FORBIDDEN: dict[str, frozenset[str]] = {
@@ -19,12 +19,11 @@ FORBIDDEN: dict[str, frozenset[str]] = {
     "cli": frozenset({"neo4j"}),
     "consolidation": frozenset({"neo4j", "api", "cli"}),
     "graph": frozenset({"consolidation", "api", "cli"}),
-    # The client needs only httpx; what it shares with the service is recmem_records.
+    # The client needs only httpx; its wire types are generated from the SDL.
     "recmem_client": SERVICE,
-    "recmem_records": SERVICE | {"recmem_client", "httpx"},
 }
 # An import every layer may make.
-ALLOWED = "import json\n\nfrom recmem_records import RunAccount\n"
+ALLOWED = "import json\n\nfrom dataclasses import dataclass\n"
 
 
 def imported_packages(source: str, filename: str) -> list[tuple[int, str]]:
@@ -71,7 +70,6 @@ def test_layers_import_only_downwards_and_only_graph_imports_the_driver() -> Non
         ("graph", "from api import errors", "api"),
         ("graph", "from cli.main import app", "cli"),
         ("recmem_client", "from graph.models import Owner", "graph"),
-        ("recmem_records", "import recmem_client.types", "recmem_client"),
     ],
 )
 def test_a_forbidden_import_is_caught(tmp_path: Path, layer: str, source: str, package: str) -> None:
