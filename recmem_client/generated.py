@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import NotRequired, TypedDict
 
 from recmem_client.document import Document
 
@@ -397,7 +398,113 @@ class UserForgotten:
     runs: int
 
 
-FORGET_INTERACTION = Document(
+class BudgetInput(TypedDict):
+    """How many hits each layer may contribute (RecMem's defaults: 10 / 5 / 10), and optionally a token
+    budget for one assembled context across the three layers."""
+
+    # Raw interactions (0 to 100).
+    subconscious: NotRequired[int]
+    # Episodes (0 to 100).
+    episodic: NotRequired[int]
+    # Facts (0 to 100).
+    semantic: NotRequired[int]
+    # Fill `context` with the best evidence of all three layers within this many o200k tokens (1 to
+    # 200000); without it `context` is null.
+    tokens: NotRequired[int | None]
+
+
+class RememberInput(TypedDict):
+    """One interaction of one user."""
+
+    # What was said (UTF-8, at most the configured size).
+    text: str
+    # Who said it.
+    speaker: NotRequired[str]
+    # When it was said (default: now).
+    occurredAt: NotRequired[str | None]
+    # The caller's session id.
+    sessionId: NotRequired[str | None]
+    # The caller's id for it; resending the same one stores nothing new.
+    sourceRef: NotRequired[str | None]
+    # The user (created on first use within the tenant).
+    userId: str
+
+
+class UnitInput(TypedDict):
+    """One interaction as an agent sends it."""
+
+    # What was said (UTF-8, at most the configured size).
+    text: str
+    # Who said it.
+    speaker: NotRequired[str]
+    # When it was said (default: now).
+    occurredAt: NotRequired[str | None]
+    # The caller's session id.
+    sessionId: NotRequired[str | None]
+    # The caller's id for it; resending the same one stores nothing new.
+    sourceRef: NotRequired[str | None]
+
+
+class ForgetInteractionVariables(TypedDict):
+    """The variables of ForgetInteraction."""
+
+    id: str
+
+
+class ForgetUserVariables(TypedDict):
+    """The variables of ForgetUser."""
+
+    id: str
+
+
+class RecallVariables(TypedDict):
+    """The variables of Recall."""
+
+    userId: str
+    query: str
+    budget: NotRequired[BudgetInput | None]
+    asOf: NotRequired[str | None]
+    includeConsolidated: NotRequired[bool | None]
+    lexical: NotRequired[bool]
+
+
+class AnswerVariables(TypedDict):
+    """The variables of Answer."""
+
+    userId: str
+    question: str
+    budget: NotRequired[BudgetInput | None]
+    asOf: NotRequired[str | None]
+
+
+class AuditVariables(TypedDict):
+    """The variables of Audit."""
+
+    id: str
+
+
+class RememberVariables(TypedDict):
+    """The variables of Remember."""
+
+    input: RememberInput
+    consolidate: NotRequired[bool | None]
+
+
+class RememberBatchVariables(TypedDict):
+    """The variables of RememberBatch."""
+
+    userId: str
+    units: list[UnitInput]
+    consolidate: NotRequired[bool | None]
+
+
+class ConsolidateVariables(TypedDict):
+    """The variables of Consolidate."""
+
+    userId: str
+
+
+FORGET_INTERACTION: Document[ForgetInteractionVariables, InteractionForgotten] = Document(
     name="ForgetInteraction",
     mutation=True,
     path=("forgetInteraction",),
@@ -409,7 +516,7 @@ fragment InteractionForgotten on ForgetInteractionPayload {
 )
 
 
-FORGET_USER = Document(
+FORGET_USER: Document[ForgetUserVariables, UserForgotten] = Document(
     name="ForgetUser",
     mutation=True,
     path=("forgetUser",),
@@ -419,7 +526,7 @@ fragment UserForgotten on ForgetUserPayload { userId interactions episodes facts
 )
 
 
-RECALL = Document(
+RECALL: Document[RecallVariables, Recall] = Document(
     name="Recall",
     mutation=False,
     path=("recall",),
@@ -446,7 +553,7 @@ fragment Fact on Fact { id userId text kind status validFrom validTo createdAt }
 )
 
 
-ANSWER = Document(
+ANSWER: Document[AnswerVariables, Answer] = Document(
     name="Answer",
     mutation=False,
     path=("answer",),
@@ -473,7 +580,7 @@ fragment Fact on Fact { id userId text kind status validFrom validTo createdAt }
 )
 
 
-AUDIT = Document(
+AUDIT: Document[AuditVariables, FactAudit] = Document(
     name="Audit",
     mutation=False,
     path=("fact", "audit"),
@@ -506,7 +613,7 @@ fragment ConsolidationRun on ConsolidationRun {
 )
 
 
-REMEMBER = Document(
+REMEMBER: Document[RememberVariables, Remembered] = Document(
     name="Remember",
     mutation=True,
     path=("remember",),
@@ -529,7 +636,7 @@ fragment Interaction on Interaction {
 )
 
 
-REMEMBER_BATCH = Document(
+REMEMBER_BATCH: Document[RememberBatchVariables, list[Remembered]] = Document(
     name="RememberBatch",
     mutation=True,
     path=("rememberBatch",),
@@ -552,7 +659,7 @@ fragment Interaction on Interaction {
 )
 
 
-CONSOLIDATE = Document(
+CONSOLIDATE: Document[ConsolidateVariables, list[ConsolidationEvent]] = Document(
     name="Consolidate",
     mutation=True,
     path=("consolidate",),

@@ -10,7 +10,9 @@ The rules, so that a record's name and fields are the documents' own:
   record named by its type (two different selections of one type need fragments);
 - each operation has exactly one root field; its result is the first field, from the root down,
   whose selection is not a single field, without null at the top (an error-free response
-  carries it). In records lists are tuples; a result that is a list is a list.
+  carries it). In records lists are tuples; a result that is a list is a list;
+- an operation's variables, and the input types they use, are TypedDicts keyed by their SDL
+  names: a key is NotRequired when null or a default may stand for it; a time is ISO 8601 text.
 A development tool, never imported by the client (which needs only httpx).
 """
 
@@ -30,6 +32,9 @@ from graphql import (
     FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLEnumType,
+    GraphQLInputField,
+    GraphQLInputObjectType,
+    GraphQLInputType,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
@@ -40,8 +45,11 @@ from graphql import (
     OperationType,
     SelectionSetNode,
     Source,
+    Undefined,
     build_schema,
+    is_input_type,
     parse,
+    type_from_ast,
     validate,
 )
 from graphql.error import GraphQLError
@@ -62,6 +70,9 @@ SCALARS = {
     "Boolean": "bool",
     "DateTime": "datetime",
 }
+
+# What a variable of each scalar is sent as (a time as ISO 8601 text).
+INPUT_SCALARS = {**SCALARS, "DateTime": "str"}
 
 HEADER = f'''"""The client's wire types and operations, GENERATED from api/schema.graphql and
 recmem_client/graphql/*.graphql by scripts/generate_client.py: do not edit. Regenerate with
@@ -92,12 +103,36 @@ class Record:
 
 
 @dataclass(frozen=True)
+class Key:
+    """One key of a TypedDict (an input type's field or an operation's variable)."""
+
+    name: str
+    annotation: str
+    required: bool
+    description: str | None
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    description: str | None
+    keys: tuple[Key, ...]
+
+
+@dataclass(frozen=True)
 class Operation:
     name: str
     mutation: bool
     path: tuple[str, ...]
     result: str
     text: str
+    variables: Input
+
+
+def has_default(field: GraphQLInputField) -> bool:
+    """Whether the SDL gives the input field a default (build_schema keeps it on the AST node)."""
+    node = field.ast_node
+    return field.default_value is not Undefined or (node is not None and node.default_value is not None)
 
 
 def snake(camel: str) -> str:
@@ -120,6 +155,7 @@ class Generator:
         }
         self.records: dict[str, Record] = {}
         self.enums: dict[str, GraphQLEnumType] = {}
+        self.inputs: dict[str, Input] = {}
 
     # -- records -------------------------------------------------------------------------------
 
@@ -183,6 +219,50 @@ class Generator:
             return self.selection(type_, node.selection_set, where)
         raise GenerationError(f"{where}: only scalars, enums and object types make record fields")
 
+    # -- inputs --------------------------------------------------------------------------------
+
+    def input_annotation(self, type_: GraphQLInputType, where: str) -> str:
+        if isinstance(type_, GraphQLNonNull):
+            return self.input_present(type_.of_type, where)
+        return f"{self.input_present(type_, where)} | None"
+
+    def input_present(self, type_: GraphQLInputType, where: str) -> str:
+        if isinstance(type_, GraphQLList):
+            return f"list[{self.input_annotation(type_.of_type, where)}]"
+        if isinstance(type_, GraphQLScalarType):
+            if type_.name not in INPUT_SCALARS:
+                raise GenerationError(f"{where}: no Python type for the scalar {type_.name}")
+            return INPUT_SCALARS[type_.name]
+        if isinstance(type_, GraphQLEnumType):
+            self.enums[type_.name] = type_
+            return type_.name
+        if isinstance(type_, GraphQLInputObjectType):
+            if type_.name not in self.inputs:
+                self.inputs[type_.name] = Input(type_.name, type_.description, ())  # while typed
+                keys = tuple(
+                    Key(
+                        name,
+                        self.input_annotation(field.type, f"{where}.{name}"),
+                        isinstance(field.type, GraphQLNonNull) and not has_default(field),
+                        field.description,
+                    )
+                    for name, field in type_.fields.items()
+                )
+                self.inputs[type_.name] = Input(type_.name, type_.description, keys)
+            return type_.name
+        raise GenerationError(f"{where}: no Python type for {type_}")
+
+    def variables(self, name: str, node: OperationDefinitionNode) -> Input:
+        keys = []
+        for definition in node.variable_definitions or ():
+            variable = definition.variable.name.value
+            type_ = type_from_ast(self.schema, definition.type)
+            assert is_input_type(type_)  # the document validated
+            annotation = self.input_annotation(type_, f"{name}.${variable}")
+            required = isinstance(type_, GraphQLNonNull) and definition.default_value is None
+            keys.append(Key(variable, annotation, required, None))
+        return Input(f"{name}Variables", f"The variables of {name}.", tuple(keys))
+
     # -- operations ----------------------------------------------------------------------------
 
     def operation(self, node: OperationDefinitionNode) -> Operation:
@@ -210,9 +290,9 @@ class Generator:
                 parent, field = inner, below[0]
                 continue
             result = self.present(inner, field, name, sequence="list")
-            return Operation(
-                name, node.operation == OperationType.MUTATION, tuple(path), result, self.text(node)
-            )
+            mutation = node.operation == OperationType.MUTATION
+            variables = self.variables(name, node)
+            return Operation(name, mutation, tuple(path), result, self.text(node), variables)
 
     def text(self, node: OperationDefinitionNode) -> str:
         """The operation's source, then every fragment it uses (in order of first use)."""
@@ -275,6 +355,14 @@ def render_record(record: Record) -> list[str]:
     return lines
 
 
+def render_input(typed: Input) -> list[str]:
+    lines = [f"class {typed.name}(TypedDict):", *docstring(typed.description, "    ")]
+    for key in typed.keys:
+        annotation = key.annotation if key.required else f"NotRequired[{key.annotation}]"
+        lines += [*comment(key.description, "    "), f"    {key.name}: {annotation}"]
+    return lines
+
+
 def constant(name: str) -> str:
     return snake(name).upper()
 
@@ -282,8 +370,9 @@ def constant(name: str) -> str:
 def render_operation(operation: Operation) -> list[str]:
     text = operation.text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     path = ", ".join(f'"{p}"' for p in operation.path) + ("," if len(operation.path) == 1 else "")
+    kind = f"Document[{operation.variables.name}, {operation.result}]"
     return [
-        f"{constant(operation.name)} = Document(",
+        f"{constant(operation.name)}: {kind} = Document(",
         f'    name="{operation.name}",',
         f"    mutation={operation.mutation},",
         f"    path=({path}),",
@@ -314,15 +403,24 @@ def generate(sdl: str, documents: Mapping[str, str]) -> str:
         for problem in validate(schema, parse(operation.text)):
             raise GenerationError(f"{operation.name}: {problem}")
 
+    inputs = [*(generator.inputs[name] for name in sorted(generator.inputs))]
+    inputs += [operation.variables for operation in operations]
+    names = [*generator.enums, *generator.records, *(typed.name for typed in inputs)]
+    if len(set(names)) != len(names):
+        raise GenerationError(f"two generated types share a name: {sorted(names)}")
+
     annotations = " ".join(f.annotation for r in generator.records.values() for f in r.fields)
     imports = ["from dataclasses import dataclass"]
     if re.search(r"\bdatetime\b", annotations):
         imports.append("from datetime import datetime")
     if generator.enums:
         imports.append("from enum import StrEnum")
+    optional = any(not key.required for typed in inputs for key in typed.keys)
+    imports.append(f"from typing import {'NotRequired, ' if optional else ''}TypedDict")
     blocks = [
         *(render_enum(generator.enums[name]) for name in sorted(generator.enums)),
         *(render_record(generator.records[name]) for name in sorted(generator.records)),
+        *(render_input(typed) for typed in inputs),
         *(render_operation(operation) for operation in operations),
     ]
     lines = [
