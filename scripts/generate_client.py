@@ -145,7 +145,7 @@ def camel(name: str) -> str:
 
 
 class Generator:
-    """Types the documents' selections against the schema, collecting records and enums."""
+    """Types the documents against the schema, collecting the records, enums and inputs."""
 
     def __init__(self, schema: GraphQLSchema, document: DocumentNode, source: str) -> None:
         self.schema = schema
@@ -182,8 +182,6 @@ class Generator:
         record = Record(name, type_.description, tuple(fields))
         if self.records.get(name, record) != record:
             raise GenerationError(f"{where}: {name} is selected in two ways; give each a fragment")
-        if name in self.enums:
-            raise GenerationError(f"{where}: record {name} would shadow the enum of that name")
         self.records[name] = record
         return name
 
@@ -211,8 +209,6 @@ class Generator:
                 raise GenerationError(f"{where}: no Python type for the scalar {type_.name}")
             return SCALARS[type_.name]
         if isinstance(type_, GraphQLEnumType):
-            if type_.name in self.records:
-                raise GenerationError(f"{where}: enum {type_.name} would shadow the record of that name")
             self.enums[type_.name] = type_
             return type_.name
         if isinstance(type_, GraphQLObjectType) and node.selection_set is not None:

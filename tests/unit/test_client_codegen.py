@@ -72,3 +72,13 @@ def test_two_different_selections_of_one_type_need_fragments(codegen: ModuleType
     sdl = (ROOT / "api" / "schema.graphql").read_text()
     with pytest.raises(codegen.GenerationError, match="FactAudit is selected in two ways"):
         codegen.generate(sdl, documents)
+
+
+def test_a_record_may_not_take_the_name_of_an_enum(codegen: ModuleType) -> None:
+    documents = checked_in_documents()
+    documents["extra.graphql"] = (
+        "query Other($id: ID!) { fact(id: $id) { ...FactKind } }\nfragment FactKind on Fact { id kind }"
+    )
+    sdl = (ROOT / "api" / "schema.graphql").read_text()
+    with pytest.raises(codegen.GenerationError, match="two generated types share a name"):
+        codegen.generate(sdl, documents)
