@@ -26,7 +26,17 @@ from graph.models import EpisodeContent, FactContent, Owner, RunWrite
 from graph.records import decoder
 from graph.validation import require_text, require_vector
 from graph.vocabulary import MAX_FACT_BYTES, MAX_SUMMARY_BYTES
-from recmem_records import UserForgotten
+
+
+@dataclass(frozen=True, slots=True)
+class UserForgotten:
+    """What forgetting a user removed (the SDL's ForgetUserPayload): counts of erased nodes."""
+
+    user_id: str
+    interactions: int
+    episodes: int
+    facts: int
+    runs: int
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from graph.validation import VectorValues, require_aware
-from recmem_records import InteractionRecord, RunAccount
 
 T = TypeVar("T")
 
@@ -71,10 +70,18 @@ class MemoryNode:
 
 
 @dataclass(frozen=True)
-class Interaction(InteractionRecord, MemoryNode):
-    """A stored interaction. Its fields come base by base from the last one: the node's id, tenant
-    and user_id, then the interaction's own, then these."""
+class Interaction(MemoryNode):
+    """A stored interaction: the node's id, tenant and user_id, then what was sent and where it
+    stands in the user's stream."""
 
+    session_id: str | None
+    speaker: str
+    text: str
+    occurred_at: datetime
+    seq: int
+    consolidated: bool
+    # The caller's idempotency key, if it sent one.
+    source_ref: str | None
     consolidated_at: datetime | None = None
     # Whether the recurrence gate has yet to run on it; None when the read did not fetch that.
     pending: bool | None = None
@@ -101,6 +108,25 @@ class Fact(MemoryNode):
     valid_from: datetime
     valid_to: datetime | None
     created_at: datetime
+
+
+@dataclass(frozen=True)
+class RunAccount:
+    """One LLM (or offline) call's account, as a consolidation or a forget's rebuild records it
+    for audit and cost. No slots: the stored run also inherits its node's fields."""
+
+    id: str
+    op: str
+    trigger: str
+    provider: str
+    model: str
+    status: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: float
+    neighbor_count: int
+    threshold: float | None
+    at: datetime
 
 
 @dataclass(frozen=True)

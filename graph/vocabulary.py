@@ -7,13 +7,34 @@ the input models.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from enum import StrEnum
+from typing import Literal
 
-FactKind = Literal["preference", "attribute", "event", "plan", "relation", "other"]
-FACT_KINDS: tuple[FactKind, ...] = get_args(FactKind)
 
-FactStatus = Literal["active", "superseded", "retracted"]
-FACT_STATUSES: tuple[FactStatus, ...] = get_args(FactStatus)
+class FactKind(StrEnum):
+    """What kind of statement a fact is."""
+
+    PREFERENCE = "preference"
+    ATTRIBUTE = "attribute"
+    EVENT = "event"
+    PLAN = "plan"
+    RELATION = "relation"
+    OTHER = "other"
+
+
+class FactStatus(StrEnum):
+    """Where a fact stands in time."""
+
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    RETRACTED = "retracted"
+
+
+FACT_KINDS: tuple[str, ...] = tuple(kind.value for kind in FactKind)
+FACT_STATUSES: tuple[str, ...] = tuple(status.value for status in FactStatus)
+# FactKind's words as a Literal type, for the prompt schemas (pydantic writes a Literal as an
+# inline JSON enum of plain strings); a unit test checks that it names FACT_KINDS, in order.
+FactKindName = Literal["preference", "attribute", "event", "plan", "relation", "other"]
 
 # -- id prefixes: `new_id(prefix)` makes "<prefix>_<hex>", so a bare id says which label it names.
 INTERACTION_ID_PREFIX = "int"

@@ -22,9 +22,7 @@ from recmem_client.errors import (
     Unauthenticated,
     Unavailable,
 )
-from recmem_client.operations import GENERATED_REF_PREFIX
-from recmem_client.protocol import DEFAULT_BASE_URL, NO_RETRY, RetryPolicy
-from recmem_client.types import (
+from recmem_client.generated import (
     Answer,
     AuditedEpisode,
     ConsolidationAction,
@@ -44,13 +42,14 @@ from recmem_client.types import (
     InteractionForgotten,
     InteractionHit,
     Layer,
-    Layers,
     Recall,
     RecallContext,
     Remembered,
-    Unit,
     UserForgotten,
 )
+from recmem_client.operations import GENERATED_REF_PREFIX
+from recmem_client.protocol import DEFAULT_BASE_URL, NO_RETRY, RetryPolicy
+from recmem_client.types import Layers, Unit
 
 __all__ = [
     "DEFAULT_BASE_URL",

@@ -1,5 +1,5 @@
-"""One Kind per client method (its document, where its result stands, its retry safety) and the
-builder that makes an Operation of it from the method's arguments.
+"""One Kind per client method (its generated document, its retry safety) and the builder that
+makes an Operation of it from the method's arguments.
 
 Both clients build an Operation once per call and send that same Operation on every attempt, so a
 retry resends byte-identical variables (the same source_ref above all). Nothing here does I/O.
@@ -13,19 +13,22 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from recmem_client import documents, parsers
-from recmem_client.types import (
+from recmem_client import generated, parsers
+from recmem_client.document import Document
+from recmem_client.generated import (
     Answer,
+    BudgetInput,
     ConsolidationEvent,
     FactAudit,
     InteractionForgotten,
-    Layers,
     Recall,
     Remembered,
-    Unit,
+    UnitInput,
     UserForgotten,
 )
+from recmem_client.types import Layers, Unit
 
+V = TypeVar("V", bound=Mapping[str, object])
 T = TypeVar("T")
 
 # Prefix of the source_refs the client makes up, so that they are recognisable in the graph.
@@ -33,28 +36,30 @@ GENERATED_REF_PREFIX = "recmem-client:"
 
 
 @dataclass(frozen=True, slots=True)
-class Kind(Generic[T]):
-    """What an operation is, whatever its arguments: its document, where and as what its result
-    stands in the response's `data`, and whether it is safe to send again."""
+class Kind(Generic[V, T]):
+    """What an operation is, whatever its arguments: its document (recmem_client/generated.py:
+    its text, where and as what its result stands in the response's `data`) and whether it is
+    safe to send again."""
 
-    name: str
-    document: str
-    # The result's path in `data`, from the root field (the one a committed mutation answers).
-    path: tuple[str, ...]
-    result: type[T]
+    document: Document[V, T]
     # Safe to send again after an UNAVAILABLE, a 429 or a lost response.
     retryable: bool
 
     @property
+    def name(self) -> str:
+        return self.document.name
+
+    @property
     def field(self) -> str:
-        return self.path[0]
+        """The root field (the one a committed mutation answers)."""
+        return self.document.path[0]
 
     @property
     def mutation(self) -> bool:
         """A mutation's data stands for a committed write even when nested fields failed."""
-        return self.document.startswith("mutation ")
+        return self.document.mutation
 
-    def __call__(self, **variables: Any) -> Operation[T]:
+    def __call__(self, variables: V) -> Operation[T]:
         """This operation with `variables`, less the unset ones so the service's defaults apply."""
         return Operation(self, {k: v for k, v in variables.items() if v is not None})
 
@@ -63,38 +68,29 @@ class Kind(Generic[T]):
 class Operation(Generic[T]):
     """One call: its kind and variables, built once and sent as they are on every attempt."""
 
-    kind: Kind[T]
+    kind: Kind[Any, T]
     variables: Mapping[str, Any]
 
     def body(self) -> dict[str, Any]:
-        kind = self.kind
-        return {"query": kind.document, "variables": dict(self.variables), "operationName": kind.name}
+        document = self.kind.document
+        return {"query": document.text, "variables": dict(self.variables), "operationName": document.name}
 
     def parse(self, data: parsers.Obj) -> T:
-        return parsers.result(data, self.kind.path, self.kind.result)
+        document = self.kind.document
+        return parsers.result(data, document.path, document.result)
 
 
-REMEMBER = Kind("Remember", documents.REMEMBER_DOC, ("remember",), Remembered, retryable=True)
-REMEMBER_BATCH = Kind(
-    "RememberBatch", documents.REMEMBER_BATCH_DOC, ("rememberBatch",), list[Remembered], retryable=True
-)
+REMEMBER = Kind(generated.REMEMBER, retryable=True)
+REMEMBER_BATCH = Kind(generated.REMEMBER_BATCH, retryable=True)
 # Not retried: a pass that committed but whose answer was lost would be reported as empty.
-CONSOLIDATE = Kind(
-    "Consolidate", documents.CONSOLIDATE_DOC, ("consolidate",), list[ConsolidationEvent], retryable=False
-)
-RECALL = Kind("Recall", documents.RECALL_DOC, ("recall",), Recall, retryable=True)  # a read
+CONSOLIDATE = Kind(generated.CONSOLIDATE, retryable=False)
+RECALL = Kind(generated.RECALL, retryable=True)  # a read
 # Not retried: each answer calls the model and records a run, so a retry could pay twice.
-ANSWER = Kind("Answer", documents.ANSWER_DOC, ("answer",), Answer, retryable=False)
-AUDIT = Kind("Audit", documents.AUDIT_DOC, ("fact", "audit"), FactAudit, retryable=True)  # a read
+ANSWER = Kind(generated.ANSWER, retryable=False)
+AUDIT = Kind(generated.AUDIT, retryable=True)  # a read
 # Not retried: after a lost answer the retry would find nothing left and raise NotFound.
-FORGET_INTERACTION = Kind(
-    "ForgetInteraction",
-    documents.FORGET_INTERACTION_DOC,
-    ("forgetInteraction",),
-    InteractionForgotten,
-    retryable=False,
-)
-FORGET_USER = Kind("ForgetUser", documents.FORGET_USER_DOC, ("forgetUser",), UserForgotten, retryable=False)
+FORGET_INTERACTION = Kind(generated.FORGET_INTERACTION, retryable=False)
+FORGET_USER = Kind(generated.FORGET_USER, retryable=False)
 
 
 def new_source_ref() -> str:
@@ -106,29 +102,26 @@ def _time(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
-def _unit(unit: Unit) -> dict[str, Any]:
-    fields = {
-        "text": unit.text,
-        "speaker": unit.speaker,
-        "occurredAt": _time(unit.occurred_at),
-        "sessionId": unit.session_id,
-        # Every write carries a source_ref: the service dedupes on it (per tenant and user), which
-        # is what makes a retry unable to store the interaction twice.
-        "sourceRef": unit.source_ref if unit.source_ref is not None else new_source_ref(),
-    }
-    return {k: v for k, v in fields.items() if v is not None}
+def _unit(unit: Unit) -> UnitInput:
+    fields: UnitInput = {"text": unit.text, "speaker": unit.speaker}
+    if unit.occurred_at is not None:
+        fields["occurredAt"] = unit.occurred_at.isoformat()
+    if unit.session_id is not None:
+        fields["sessionId"] = unit.session_id
+    # Every write carries a source_ref: the service dedupes on it (per tenant and user), which
+    # is what makes a retry unable to store the interaction twice.
+    fields["sourceRef"] = unit.source_ref if unit.source_ref is not None else new_source_ref()
+    return fields
 
 
-def _budget(layers: Layers | None, tokens: int | None) -> dict[str, int] | None:
+def _budget(layers: Layers | None, tokens: int | None) -> BudgetInput | None:
     if layers is None and tokens is None:
         return None  # the service's defaults
-    budget: dict[str, int] = {}
+    budget: BudgetInput = {}
     if layers is not None:
-        budget |= {
-            "subconscious": layers.subconscious,
-            "episodic": layers.episodic,
-            "semantic": layers.semantic,
-        }
+        budget["subconscious"] = layers.subconscious
+        budget["episodic"] = layers.episodic
+        budget["semantic"] = layers.semantic
     if tokens is not None:
         budget["tokens"] = tokens
     return budget
@@ -146,19 +139,19 @@ def remember(
 ) -> Operation[Remembered]:
     """Store one interaction durably (then consolidate now, never, or as configured: None)."""
     unit = Unit(text, speaker, occurred_at, session_id, source_ref)
-    return REMEMBER(input={"userId": user_id, **_unit(unit)}, consolidate=consolidate)
+    return REMEMBER({"input": {"userId": user_id, **_unit(unit)}, "consolidate": consolidate})
 
 
 def remember_batch(
     user_id: str, units: Sequence[Unit], *, consolidate: bool | None = None
 ) -> Operation[list[Remembered]]:
     """Store a bounded batch of one user's interactions in one transaction (all or nothing)."""
-    return REMEMBER_BATCH(userId=user_id, units=[_unit(u) for u in units], consolidate=consolidate)
+    return REMEMBER_BATCH({"userId": user_id, "units": [_unit(u) for u in units], "consolidate": consolidate})
 
 
 def consolidate(user_id: str) -> Operation[list[ConsolidationEvent]]:
     """Consolidate the user's pending interactions now."""
-    return CONSOLIDATE(userId=user_id)
+    return CONSOLIDATE({"userId": user_id})
 
 
 def recall(
@@ -174,12 +167,14 @@ def recall(
     """Per-layer hits (`layers`: hits per layer, default 10 / 5 / 10); with `tokens`, also
     `context`: one prompt-ready text of the best evidence within that many o200k tokens."""
     return RECALL(
-        userId=user_id,
-        query=query,
-        budget=_budget(layers, tokens),
-        asOf=_time(as_of),
-        includeConsolidated=include_consolidated,
-        lexical=lexical,
+        {
+            "userId": user_id,
+            "query": query,
+            "budget": _budget(layers, tokens),
+            "asOf": _time(as_of),
+            "includeConsolidated": include_consolidated,
+            "lexical": lexical,
+        }
     )
 
 
@@ -192,19 +187,20 @@ def answer(
     as_of: datetime | None = None,
 ) -> Operation[Answer]:
     """An answer from the user's memory with its evidence (with `tokens`: from that context)."""
-    return ANSWER(userId=user_id, question=question, budget=_budget(layers, tokens), asOf=_time(as_of))
+    budget = _budget(layers, tokens)
+    return ANSWER({"userId": user_id, "question": question, "budget": budget, "asOf": _time(as_of)})
 
 
 def audit(fact_id: str) -> Operation[FactAudit]:
     """A fact's audit trail: episodes -> interactions, supersessions, runs and their cost."""
-    return AUDIT(id=fact_id)
+    return AUDIT({"id": fact_id})
 
 
 def forget_interaction(interaction_id: str) -> Operation[InteractionForgotten]:
     """Erase an interaction and everything derived only from it; rebuild what survives."""
-    return FORGET_INTERACTION(id=interaction_id)
+    return FORGET_INTERACTION({"id": interaction_id})
 
 
 def forget_user(user_id: str) -> Operation[UserForgotten]:
     """Erase a user entirely: interactions, episodes, facts and runs."""
-    return FORGET_USER(id=user_id)
+    return FORGET_USER({"id": user_id})

@@ -1,4 +1,4 @@
-"""JSON `data` -> the typed results of recmem_client/types.py, shared by the async and sync clients.
+"""JSON `data` -> the typed results of recmem_client/generated.py, shared by both clients.
 
 One decoder reads every record: it walks the dataclass's fields, reads each under its wire name
 (the field's name in camelCase, as the SDL spells it) and checks it against the field's annotation,
@@ -105,8 +105,8 @@ _SCALARS: Mapping[object, Callable[[object, str], Any]] = {
 
 
 def _value(annotation: Any, value: object, name: str) -> Any:
-    """`value`, sent under the wire name `name`, as the type `annotation` (one of types.py's)."""
-    if isinstance(annotation, UnionType):  # `X | None`, the only union types.py declares
+    """`value`, sent under the wire name `name`, as the type `annotation` (one of generated.py's)."""
+    if isinstance(annotation, UnionType):  # `X | None`, the only union generated.py declares
         (present,) = (arg for arg in get_args(annotation) if arg is not NoneType)
         return None if value is None else _value(present, value, name)
     sequence = get_origin(annotation)
@@ -138,7 +138,7 @@ def _wire_fields(cls: type) -> tuple[tuple[str, str, Any], ...]:
 
 
 def _record(cls: type, o: Obj) -> Any:
-    """The record `cls` (a dataclass of types.py) read from its JSON object."""
+    """The record `cls` (a dataclass of generated.py) read from its JSON object."""
     values = {field: _value(annotation, _get(o, wire), wire) for field, wire, annotation in _wire_fields(cls)}
     return cls(**values)
 

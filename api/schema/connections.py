@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
-import inspect
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import strawberry
+from strawberry.annotation import StrawberryAnnotation
+from strawberry.extensions.field_extension import AsyncExtensionResolver, FieldExtension
+from strawberry.types.arguments import StrawberryArgument
+from strawberry.types.field import StrawberryField
 
 from api.errors import bad_input
 from api.schema.decorators import resolver
@@ -27,23 +29,22 @@ M = TypeVar("M")
 DEFAULT_PAGE = 20
 CURSOR_VERSION = "c1"
 
-Arguments = list[inspect.Parameter]
 
-
-def _arguments(described: tuple[tuple[str, type, str], ...]) -> Arguments:
-    """(name, scalar, description) as resolver parameters, each optional and defaulting to null."""
+def _arguments(described: tuple[tuple[str, type, str], ...]) -> list[StrawberryArgument]:
+    """(name, scalar, description) as field arguments, each optional and defaulting to null."""
     return [
-        inspect.Parameter(
-            name,
-            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        StrawberryArgument(
+            python_name=name,
+            graphql_name=None,
+            type_annotation=StrawberryAnnotation(scalar | None),
+            description=description,
             default=None,
-            annotation=Annotated[scalar | None, strawberry.argument(description=description)],
         )
         for name, scalar, description in described
     ]
 
 
-def _paging(noun: str, time_field: str) -> tuple[Arguments, Arguments]:
+def _paging(noun: str, time_field: str) -> tuple[list[StrawberryArgument], list[StrawberryArgument]]:
     """What every connection takes: Relay's four arguments, and a time window on the listing's own
     time field. Their descriptions name the listing's items (`noun`, plural) and that field, so
     each listing documents its own."""
@@ -151,32 +152,42 @@ def connection(page: Page[M], request: PageRequest, wrap: Callable[[M], T]) -> C
 
 ReadPage = Callable[..., Awaitable[Page[M]]]
 Resolve = Callable[..., Awaitable[Connection[T]]]
+# The read's parameter that receives the page asked for; it is no argument of the field.
+REQUEST = "request"
+
+
+class Paging(FieldExtension, Generic[M, T]):
+    """A field extension making a page read a Relay connection of `kind`: the field shows Relay's
+    arguments, the read's own, then the time window on `time_field`; the read gets Relay's and
+    the window's values as one PageRequest (`request`), bounded by the configured page size."""
+
+    def __init__(self, kind: NodeKind[M, T], time_field: str) -> None:
+        self.kind = kind
+        self.relay, self.window = _paging(f"{kind.name}s", time_field)
+
+    def apply(self, field: StrawberryField) -> None:
+        filters = [argument for argument in field.arguments if argument.python_name != REQUEST]
+        field.arguments = [*self.relay, *filters, *self.window]
+
+    async def resolve_async(
+        self, next_: AsyncExtensionResolver, source: Any, info: Info, **arguments: Any
+    ) -> Connection[T]:
+        given = {a.python_name: arguments.pop(a.python_name, None) for a in (*self.relay, *self.window)}
+        request = page_request(max_size=info.context.services.settings.max_page_size, **given)
+        page: Page[M] = await next_(source, info, **{REQUEST: request}, **arguments)
+        return connection(page, request, self.kind.of)
 
 
 def listing(
     kind: NodeKind[M, T], description: str, *, time_field: str
 ) -> Callable[[ReadPage[M]], Resolve[T]]:
-    """A connection of `kind` from `read(self, info, request, **filters)`, which reads one page: the
-    schema shows Relay's arguments, the read's own, then the time window on `time_field` (as the
-    SDL names it); the read gets Relay's and the window as one PageRequest, bounded by the
-    configured page size."""
-    relay, window = _paging(f"{kind.name}s", time_field)
-
-    def field(read: ReadPage[M]) -> Resolve[T]:
-        self_parameter, info_parameter, _request, *filters = inspect.signature(read).parameters.values()
-
-        @functools.wraps(read)
-        async def resolve(self: Any, info: Info, **arguments: Any) -> Connection[T]:
-            given = {p.name: arguments.pop(p.name, None) for p in (*relay, *window)}
-            request = page_request(max_size=info.context.services.settings.max_page_size, **given)
-            return connection(await read(self, info, request, **arguments), request, kind.of)
-
-        # strawberry reads a field's arguments and type from its resolver's signature; the type
-        # is made here, at run time (which mypy cannot follow).
-        resolve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-            [self_parameter, info_parameter, *relay, *filters, *window],
-            return_annotation=Connection[kind.type],  # type: ignore[name-defined]
-        )
-        return resolver(description)(resolve)
-
-    return field
+    """A connection of `kind` from `read(self, info, request, **filters)`, which reads one page
+    (see Paging)."""
+    # Connection of a node type known at run time: a subscription mypy reads only on a literal type.
+    connection_type = cast("Any", Connection)[kind.type]
+    field = strawberry.field(
+        description=description,
+        graphql_type=connection_type,
+        extensions=[Paging(kind, time_field)],
+    )
+    return cast("Callable[[ReadPage[M]], Resolve[T]]", field)

@@ -10,7 +10,6 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from enum import Enum
 from typing import Any, Generic, TypeVar
 
 import strawberry
@@ -22,7 +21,7 @@ from api.schema.decorators import resolver
 from api.schema.records import from_record
 from graph import models
 from graph.models import Provenance, Replacement
-from graph.vocabulary import FACT_KINDS, FACT_STATUSES
+from graph.vocabulary import FACT_KINDS, FactKind, FactStatus
 
 Info = strawberry.Info[Context, None]
 ID = strawberry.ID
@@ -30,12 +29,8 @@ M = TypeVar("M")
 N = TypeVar("N", covariant=True)
 
 
-# Built from the vocabulary (graph/vocabulary.py): one member per word, named by it in capitals.
-# mypy reads a functional Enum only from a literal list; these are types all the same.
-FactStatus = Enum("FactStatus", [(s.upper(), s) for s in FACT_STATUSES])  # type: ignore[misc]
+# The vocabulary's enums as GraphQL enums (graph/vocabulary.py): values named by their members.
 strawberry.enum(FactStatus, description="Where a fact stands in time.")
-
-FactKind = Enum("FactKind", [(k.upper(), k) for k in FACT_KINDS])  # type: ignore[misc]
 strawberry.enum(FactKind, description="What kind of statement a fact is.")
 
 

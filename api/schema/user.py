@@ -10,10 +10,11 @@ import strawberry
 from api.errors import not_found
 from api.schema.connections import listing
 from api.schema.decorators import resolver
-from api.schema.nodes import EPISODES, FACTS, ID, INTERACTIONS, RUNS, FactKind, FactStatus, Info
+from api.schema.nodes import EPISODES, FACTS, ID, INTERACTIONS, RUNS, Info
 from graph import models
 from graph.models import Page, PageRequest
 from graph.models import UserStats as UserStatsRecord
+from graph.vocabulary import FactKind, FactStatus
 
 AsOf = Annotated[
     datetime | None,

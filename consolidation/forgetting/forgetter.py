@@ -34,10 +34,10 @@ from graph.forget import (
     Forgotten,
     InteractionErasure,
     InteractionPlan,
+    UserForgotten,
 )
 from graph.models import Interaction, Owner, RunWrite
 from graph.validation import require_name, require_owner
-from recmem_records import UserForgotten
 
 __all__ = ["Busy", "ForgetPreview", "Forgetter", "Forgotten", "UserForgotten"]
 TRIGGER = "forget"

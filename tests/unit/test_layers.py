@@ -16,22 +16,23 @@ ROOT = Path(__file__).resolve().parents[2]
 # What the allow-lists speak of: the project's top-level packages, the driver and the HTTP client.
 PROJECT = frozenset(
     {"api", "bench", "cli", "consolidation", "graph", "harness", "local_llm_server"}
-    | {"recmem_client", "recmem_records", "tests"}
+    | {"recmem_client", "scripts", "tests"}
 )
 CHECKED = PROJECT | {"neo4j", "httpx"}
-PRODUCT = frozenset({"api", "cli", "consolidation", "graph", "recmem_client", "recmem_records"})
+PRODUCT = frozenset({"api", "cli", "consolidation", "graph", "recmem_client"})
 _BENCH = PRODUCT | {"harness", "local_llm_server", "neo4j", "httpx"}
 # Folder -> what its modules may import besides themselves (the longest folder of a file wins).
 ALLOWED: dict[str, frozenset[str]] = {
-    "graph": frozenset({"neo4j", "recmem_records"}),
-    "consolidation": frozenset({"graph", "recmem_records"}),
-    "api": frozenset({"consolidation", "graph", "recmem_records"}),
-    "cli": frozenset({"api", "consolidation", "graph", "recmem_records"}),
-    # The client needs only httpx; what it shares with the service is recmem_records.
-    "recmem_client": frozenset({"httpx", "recmem_records"}),
-    "recmem_records": frozenset(),
+    "graph": frozenset({"neo4j"}),
+    "consolidation": frozenset({"graph"}),
+    "api": frozenset({"consolidation", "graph"}),
+    "cli": frozenset({"api", "consolidation", "graph"}),
+    # The client needs only httpx; its wire types are generated from the SDL.
+    "recmem_client": frozenset({"httpx"}),
     "local_llm_server": frozenset(),
     "harness": frozenset({"httpx"}),
+    # Development tools: the client generator and the settings reference read the service's code.
+    "scripts": PRODUCT,
     "bench": _BENCH,
     "bench/tests": _BENCH | {"bench", "tests"},
     "tests": _BENCH,

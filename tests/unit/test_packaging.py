@@ -30,16 +30,14 @@ def test_the_image_copies_every_package_the_wheel_lists() -> None:
     assert set(wheel["packages"]) | set(wheel["force-include"]) <= copied
 
 
-# The wheel ships what a user runs: the service, the CLI and the client (recmem_records: the
-# records the client shares with the service, until the client owns them).
+# The wheel ships what a user runs: the service, the CLI and the client.
 SHIPPED = frozenset({"graph", "consolidation", "api", "cli", "recmem_client"})
-MAY_SHIP = SHIPPED | {"recmem_records"}
 
 
 def test_the_wheel_ships_the_service_the_cli_and_the_client_only() -> None:
     wheel = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
     packages = set(wheel["packages"])
-    assert SHIPPED <= packages <= MAY_SHIP, sorted(packages ^ SHIPPED)
+    assert packages == SHIPPED, sorted(packages ^ SHIPPED)
     assert set(wheel["force-include"]) == {"cypher"}
 
 

@@ -8,7 +8,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from consolidation.consolidating.prompts import common
 from consolidation.providers.llm.types import ChatMessage
-from graph.vocabulary import FACT_KINDS, FactKind
+from graph.vocabulary import FACT_KINDS
+from graph.vocabulary import FactKindName as FactKind
 
 TASK = "refine_facts"
 
