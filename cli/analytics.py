@@ -25,7 +25,6 @@ Every analytic reads one tenant (``$tenant``): ``run`` takes it from ``--tenant`
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import json
@@ -34,17 +33,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from enum import StrEnum
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from graph.cypher import statements_in
-from graph.database import Database, Row
-from graph.errors import GraphError, QueryFailed
-from graph.models import to_python
-from graph.settings import Neo4jSettings
+from graph.errors import GraphError, QueryFailed, StoreUnavailable
+
+if TYPE_CHECKING:
+    from graph.database import Database, Row
 
 FOLDER = "analytics"
 DEFAULT_TENANT = "default"  # as `recmem ingest` and `recmem recall` default it
@@ -52,6 +51,11 @@ DEFAULT_TENANT = "default"  # as `recmem ingest` and `recmem recall` default it
 # user's to correct; Neo4j unreachable or refusing the query is a failure.
 USER_ERROR = 2
 FAILURE = 1
+
+# As cli/main.py says it (cli/main.py imports this module, so the text lives here).
+START_HINT = (
+    "start it with `recmem neo4j start` (or scripts/serve.sh), or set RECMEM_NEO4J_URI to a running one"
+)
 
 cypher_app = typer.Typer(help="Read-only Cypher analytics over the memory graph.", no_args_is_help=True)
 
@@ -224,6 +228,8 @@ def native(value: Any) -> Any:
         return [native(v) for v in value]
     if isinstance(value, dict):
         return {k: native(v) for k, v in value.items()}
+    from graph.models import to_python
+
     return to_python(value)
 
 
@@ -346,6 +352,8 @@ def run_command(
     datetime (ISO 8601; no offset means UTC); `null` passes null.
     Optional parameters left out take the query's own default.
     """
+    import asyncio
+
     try:
         analytic = find(name)
         params = with_tenant(analytic, parse_assignments(analytic, param or []), tenant)
@@ -359,7 +367,8 @@ def run_command(
     except QueryFailed as error:  # before GraphError, its base: Neo4j refused the query itself
         _fail(f"Neo4j refused {name}: {error.message or error}", FAILURE)
     except GraphError as error:  # Neo4j unreachable: not the user's input
-        _fail(" ".join(str(error).split()), FAILURE)
+        hint = "" if not isinstance(error, StoreUnavailable) else f"; {START_HINT}"
+        _fail(" ".join(str(error).split()) + hint, FAILURE)
     if output is Format.json:
         typer.echo(render_json(rows))
     elif output is Format.csv:
@@ -369,6 +378,9 @@ def run_command(
 
 
 async def _fetch(name: str, params: dict[str, Any]) -> list[Row]:
+    from graph.database import Database
+    from graph.settings import Neo4jSettings
+
     db = Database.connect(Neo4jSettings())
     try:
         await db.ping()

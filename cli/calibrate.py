@@ -6,23 +6,16 @@ the derived theta_sim, RecMem's reference value, and the statistics behind both.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from consolidation.providers.calibration import (
-    DEFAULT_TARGET,
-    DEFAULT_THETA_COUNT,
-    Calibration,
-    CalibrationError,
-    calibrate,
-)
-from consolidation.providers.embedders import build_embedder
-from consolidation.settings import EmbedderKind, EmbedderSettings, EngineSettings
-from consolidation.writing.conversation_files import read_conversations
-from graph.errors import InvalidInput
+from cli.defaults import CALIBRATION_TARGET, CALIBRATION_THETA_COUNT, EmbedderKind
+
+if TYPE_CHECKING:
+    from consolidation.providers.calibration import Calibration
 
 
 def register(app: typer.Typer) -> None:
@@ -35,9 +28,9 @@ def calibrate_command(
         None, help="minilm, minilm-torch, hashing or openai; default: RECMEM_EMBEDDER_KIND."
     ),
     target: float = typer.Option(
-        DEFAULT_TARGET, min=0.001, max=0.999, help="Share of units that should count as recurring."
+        CALIBRATION_TARGET, min=0.001, max=0.999, help="Share of units that should count as recurring."
     ),
-    theta_count: int = typer.Option(DEFAULT_THETA_COUNT, min=2, help="The gate's theta_count."),
+    theta_count: int = typer.Option(CALIBRATION_THETA_COUNT, min=2, help="The gate's theta_count."),
     gate_top_k: int | None = typer.Option(None, min=1, help="The gate's top_k (default 2 * theta_count)."),
     window: int | None = typer.Option(
         None, min=1, help="Predecessors each unit is compared with (default: all earlier units)."
@@ -46,6 +39,13 @@ def calibrate_command(
     limit_turns: int | None = typer.Option(None, min=1, help="Use at most this many units per conversation."),
 ) -> None:
     """Print JSON with the theta_sim that makes `target` of the units recur, and its statistics."""
+    import asyncio
+
+    from consolidation.providers.calibration import CalibrationError, calibrate
+    from consolidation.providers.embedders import build_embedder
+    from consolidation.settings import EmbedderSettings
+    from graph.errors import InvalidInput
+
     try:
         streams = _streams(path, sample, limit_turns)
         settings = EmbedderSettings() if embedder is None else EmbedderSettings(kind=embedder)
@@ -66,6 +66,10 @@ def calibrate_command(
 
 
 def _streams(path: Path, samples: list[str], limit: int | None) -> list[list[str]]:
+    from consolidation.settings import EngineSettings
+    from consolidation.writing.conversation_files import read_conversations
+    from graph.errors import InvalidInput
+
     conversations = [c for c in read_conversations(path) if not samples or c.name in samples]
     if not conversations:
         raise InvalidInput("no conversation selected")

@@ -2,73 +2,67 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from pydantic import ValidationError
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from typer.core import TyperGroup
 
-from cli.analytics import AnalyticsError, cypher_app
+from cli.analytics import START_HINT, cypher_app
 from cli.calibrate import register as register_calibrate_command
+from cli.defaults import REEMBED_BATCH_SIZE
 from cli.memory import register as register_memory_commands
 from cli.service import register as register_service_commands
-from consolidation.providers.calibration import CalibrationError
-from consolidation.providers.embedders import EmbeddingError, build_embedder
-from consolidation.providers.embedders.minilm import LocalExtraMissing
-from consolidation.providers.embedding_template import TemplateError
-from consolidation.providers.llm.types import LLMError
-from consolidation.providers.reembedding import (
-    DEFAULT_BATCH_SIZE,
-    ReembedReport,
-    ReembedStalled,
-    reembed_database,
-)
-from consolidation.settings import EmbedderSettings, EngineSettings
-from consolidation.wiring import AppSettings
-from graph.database import Database
-from graph.errors import (
-    GraphError,
-    InvalidInput,
-    LocalServerError,
-    NotFound,
-    SchemaMismatch,
-    StoreAuthFailed,
-    StoreUnavailable,
-)
-from graph.local_server import LocalNeo4j
-from graph.reembed import Layer
-from graph.schema import migrate
-from graph.settings import Neo4jSettings
 
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+    from consolidation.providers.reembedding import ReembedReport
+    from graph.reembed import Layer
+
+# The service (its settings, the Neo4j driver, the embedders) is imported by the commands that
+# use it, not here: `recmem --help` and an argument error answer without loading it.
 # Exit statuses. 2: the request was wrong and the user can correct it (bad input, an unknown user
 # or analytic, a malformed setting, a database built for another embedder). 1: the command could
 # not do what was asked (Neo4j unreachable, the local server would not start) or a bug.
 USER_ERROR = 2
 FAILURE = 1
-USER_ERRORS: tuple[type[Exception], ...] = (
-    InvalidInput,
-    NotFound,
-    SchemaMismatch,
-    AnalyticsError,
-    CalibrationError,
-    TemplateError,
-    ValidationError,  # a RECMEM_* setting pydantic-settings refused
-    LocalExtraMissing,
-    StoreAuthFailed,  # wrong Neo4j credentials
-)
-# Raised on purpose with a message that says what failed: a traceback would add nothing.
-FAILURES: tuple[type[Exception], ...] = (
-    GraphError,
-    EmbeddingError,
-    LLMError,
-    ReembedStalled,
-)
+
+
+def _user_errors() -> tuple[type[Exception], ...]:
+    from pydantic import ValidationError
+
+    from cli.analytics import AnalyticsError
+    from consolidation.providers.calibration import CalibrationError
+    from consolidation.providers.embedders.minilm import LocalExtraMissing
+    from consolidation.providers.embedding_template import TemplateError
+    from graph.errors import InvalidInput, NotFound, SchemaMismatch, StoreAuthFailed
+
+    return (
+        InvalidInput,
+        NotFound,
+        SchemaMismatch,
+        AnalyticsError,
+        CalibrationError,
+        TemplateError,
+        ValidationError,  # a RECMEM_* setting pydantic-settings refused
+        LocalExtraMissing,
+        StoreAuthFailed,  # wrong Neo4j credentials
+    )
+
+
+def _failures() -> tuple[type[Exception], ...]:
+    """Raised on purpose with a message that says what failed: a traceback would add nothing."""
+    from consolidation.providers.embedders import EmbeddingError
+    from consolidation.providers.llm.types import LLMError
+    from consolidation.providers.reembedding import ReembedStalled
+    from graph.errors import GraphError
+
+    return (GraphError, EmbeddingError, LLMError, ReembedStalled)
+
+
 DEBUG_HINT = "rerun with --debug (or RECMEM_DEBUG=1) for the traceback"
 
 
@@ -92,20 +86,26 @@ class ReportingGroup(TyperGroup):
 
 def classify(error: Exception) -> tuple[int, str]:
     """The exit status and the one line the user sees for an error."""
+    from pydantic import ValidationError
+
+    from graph.errors import LocalServerError, StoreUnavailable
+
     if isinstance(error, ValidationError):
         return USER_ERROR, _invalid_setting(error)
-    if isinstance(error, USER_ERRORS):
+    if isinstance(error, _user_errors()):
         return USER_ERROR, _one_line(error)
     if isinstance(error, LocalServerError):
         # Its later lines are a log tail (Maven's or the server's): too long for one line.
         first, _, rest = str(error).partition("\n")
         return FAILURE, f"{first.rstrip(': ')} ({DEBUG_HINT})" if rest else first
-    if isinstance(error, FAILURES):
+    if isinstance(error, StoreUnavailable) and "RECMEM_NEO4J_URI" not in str(error):
+        return FAILURE, f"{_one_line(error)}; {START_HINT}"
+    if isinstance(error, _failures()):
         return FAILURE, _one_line(error)
     return FAILURE, f"internal error: {type(error).__name__}: {_one_line(error)} ({DEBUG_HINT})"
 
 
-def _invalid_setting(error: ValidationError) -> str:
+def _invalid_setting(error: Any) -> str:
     """pydantic's report, which spans lines and links to its docs, as one line per setting."""
     problems = "; ".join(
         f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']} (got {e.get('input')!r})"
@@ -149,6 +149,9 @@ def root(
 @neo4j_app.command("start")
 def neo4j_start() -> None:
     """Fetch the jars once, start the server on loopback, wait for Bolt, print the URI."""
+    from graph.local_server import LocalNeo4j
+    from graph.settings import Neo4jSettings
+
     status = LocalNeo4j(Neo4jSettings()).start()
     typer.echo(status.describe())
     typer.echo(f"RECMEM_NEO4J_URI={status.uri}")
@@ -157,6 +160,9 @@ def neo4j_start() -> None:
 @neo4j_app.command("fetch")
 def neo4j_fetch() -> None:
     """Resolve the Neo4j jars into the cache and check for a suitable JDK (no server started)."""
+    from graph.local_server import LocalNeo4j
+    from graph.settings import Neo4jSettings
+
     server = LocalNeo4j(Neo4jSettings())
     lib = server.ensure_jars()
     java = server.java_binary()
@@ -166,11 +172,17 @@ def neo4j_fetch() -> None:
 @neo4j_app.command("stop")
 def neo4j_stop() -> None:
     """Stop the local server (SIGTERM, then SIGKILL after a minute)."""
+    from graph.local_server import LocalNeo4j
+    from graph.settings import Neo4jSettings
+
     typer.echo(LocalNeo4j(Neo4jSettings()).stop().describe())
 
 
 @neo4j_app.command("status")
 def neo4j_status() -> None:
+    from graph.local_server import LocalNeo4j
+    from graph.settings import Neo4jSettings
+
     status = LocalNeo4j(Neo4jSettings()).status()
     typer.echo(status.describe())
     raise typer.Exit(0 if status.running else 3)
@@ -178,12 +190,23 @@ def neo4j_status() -> None:
 
 @neo4j_app.command("logs")
 def neo4j_logs(lines: int = typer.Option(50, help="Lines from the end of each log.")) -> None:
+    from graph.local_server import LocalNeo4j
+    from graph.settings import Neo4jSettings
+
     typer.echo(LocalNeo4j(Neo4jSettings()).logs(lines))
 
 
 @db_app.command("migrate")
 def db_migrate() -> None:
     """Create missing constraints and indexes; refuse a database built for another embedder or template."""
+    import asyncio
+
+    from consolidation.providers.embedders import build_embedder
+    from consolidation.settings import EmbedderSettings, EngineSettings
+    from graph.database import Database
+    from graph.schema import migrate
+    from graph.settings import Neo4jSettings
+
     embedder = build_embedder(EmbedderSettings())
     template = EngineSettings().embedding_template
 
@@ -203,21 +226,26 @@ def db_migrate() -> None:
 @db_app.command("reembed")
 def db_reembed(
     batch_size: int = typer.Option(
-        DEFAULT_BATCH_SIZE, min=1, max=10_000, help="Nodes read, embedded and written back per transaction."
+        REEMBED_BATCH_SIZE, min=1, max=10_000, help="Nodes read, embedded and written back per transaction."
     ),
 ) -> None:
     """Re-embed every interaction (through the template), episode and fact of every tenant with
     the configured embedder and template, then record them. Resumable: Ctrl-C and run it again."""
+    import asyncio
+
+    from consolidation.providers.reembedding import reembed_database
+    from consolidation.wiring import AppSettings
+    from graph.errors import InvalidInput, StoreUnavailable
+
     try:
         settings = AppSettings()
         with _ReembedBar() as bar:
             report = asyncio.run(reembed_database(settings, batch_size, bar))
     except StoreUnavailable as error:
-        hint = "start it (`recmem neo4j start`) or set RECMEM_NEO4J_URI"
-        raise StoreUnavailable(f"{_one_line(error)}; {hint}") from error
-    except USER_ERRORS:
-        raise
+        raise StoreUnavailable(f"{_one_line(error)}; {START_HINT}") from error
     except ValueError as error:  # a stored node the template cannot render
+        if isinstance(error, _user_errors()):
+            raise
         raise InvalidInput(str(error)) from error
     except KeyboardInterrupt:
         typer.secho("interrupted: what was re-embedded is kept; run it again to finish", err=True)
@@ -230,6 +258,9 @@ class _ReembedBar:
     finds what was written meanwhile."""
 
     def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
         self.progress = Progress(
             TextColumn("{task.description:<12}"),
             BarColumn(),

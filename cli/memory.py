@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
-from consolidation.engine import MemoryEngine
-from consolidation.types import Budgets, Recall, Unit
-from consolidation.wiring import AppSettings, open_engine
-from consolidation.writing.conversation_files import read_conversations
-from graph.errors import NotFound
-from graph.models import Owner
+if TYPE_CHECKING:
+    from rich.progress import Progress
+    from rich.table import Table
 
-console = Console()
+    from consolidation.engine import MemoryEngine
+    from consolidation.types import Recall, Unit
+    from graph.models import Owner
 
 
 def register(app: typer.Typer) -> None:
@@ -40,6 +36,11 @@ def ingest(
 
     Units whose source_ref is stored already (a file ingested again) are not written twice: the
     summary line counts them apart from the new ones."""
+    import asyncio
+
+    from consolidation.writing.conversation_files import read_conversations
+    from graph.models import Owner
+
     conversations = [c for c in read_conversations(path) if not sample or c.name in sample]
     total = sum(len(c.units) for c in conversations)
 
@@ -93,6 +94,15 @@ def recall(
 ) -> None:
     """Print what memory recalls for a query, layer by layer, with scores and sources; with
     --tokens, the assembled context an LLM would read."""
+    import asyncio
+
+    from rich.console import Console
+
+    from consolidation.types import Budgets
+    from graph.errors import NotFound
+    from graph.models import Owner
+
+    console = Console()
     when = as_of.replace(tzinfo=as_of.tzinfo or datetime.now().astimezone().tzinfo) if as_of else None
     owner = Owner(tenant, user)
 
@@ -120,6 +130,8 @@ def recall(
 
 
 def _table(result: Recall) -> Table:
+    from rich.table import Table
+
     table = Table(title=f"recall: {result.query}")
     for column in ("layer", "score", "when", "text", "sources"):
         table.add_column(column, overflow="fold")
@@ -130,6 +142,9 @@ def _table(result: Recall) -> Table:
 
 
 def _progress() -> Progress:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -141,6 +156,8 @@ def _progress() -> Progress:
 
 @asynccontextmanager
 async def _engine() -> AsyncIterator[MemoryEngine]:
+    from consolidation.wiring import AppSettings, open_engine
+
     # Silent about offline consolidation: only `ingest` consolidates, and it says so itself.
     async with open_engine(AppSettings(), warn_offline=False) as engine:
         yield engine

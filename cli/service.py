@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import signal
@@ -10,20 +9,19 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 import typer
-import uvicorn
 
-from api.app import create_app
-from api.settings import ApiSettings
-from consolidation.forgetting.keys import AccessKeys, ApiKey
-from consolidation.wiring import AppSettings
-from graph.database import Database
-from graph.local_server import LocalNeo4j
-from graph.reachability import reachable
-from graph.settings import Neo4jSettings
+if TYPE_CHECKING:
+    import asyncio
+
+    import uvicorn
+
+    from consolidation.forgetting.keys import AccessKeys, ApiKey
+    from graph.local_server import LocalNeo4j
+    from graph.settings import Neo4jSettings
 
 T = TypeVar("T")
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -83,6 +81,9 @@ def ensure_local_neo4j(settings: Neo4jSettings) -> LocalNeo4j | None:
     Returns the server when this call started it, None when Neo4j was running already (or is not
     the local one): `serve` stops only what it started. A start interrupted (Ctrl-C, SIGTERM under
     `serve`) or failed stops the server again, so no half-started JVM is left behind."""
+    from graph.local_server import LocalNeo4j
+    from graph.reachability import reachable
+
     if not points_at_local_server(settings) or reachable(settings):
         return None
     server = LocalNeo4j(settings)
@@ -111,6 +112,14 @@ def serve(
 
     On Ctrl-C or SIGTERM the service shuts down, then stops the local Neo4j if it started it
     (one that was running already is left running)."""
+    import asyncio
+
+    import uvicorn
+
+    from api.app import create_app
+    from api.settings import ApiSettings
+    from consolidation.wiring import AppSettings
+
     settings = AppSettings()
     api = ApiSettings()
     api = api.model_copy(update={"host": host or api.host, "port": api.port if port is None else port})
@@ -152,6 +161,8 @@ def _event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 
 async def _serve(server: uvicorn.Server, host: str) -> None:
+    import asyncio
+
     task = asyncio.create_task(server.serve())
     # uvicorn exposes start-up only as a flag, so poll it briefly.
     while not server.started and not task.done():  # noqa: ASYNC110
@@ -168,6 +179,12 @@ async def _serve(server: uvicorn.Server, host: str) -> None:
 
 
 def _with_keys(work: Callable[[AccessKeys], Awaitable[T]]) -> T:
+    import asyncio
+
+    from consolidation.forgetting.keys import AccessKeys
+    from graph.database import Database
+    from graph.settings import Neo4jSettings
+
     settings = Neo4jSettings()
     ensure_local_neo4j(settings)
 

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from consolidation.consolidating.background import Background
 from consolidation.consolidating.consolidator import Consolidator
-from consolidation.consolidating.events import EventHub
+from consolidation.consolidating.events import EventHub, covered_outcome
 from consolidation.consolidating.leasing import holder_id, renewing, take_lease
 from consolidation.consolidating.pipeline import UnitPipeline
 from consolidation.metrics import Metrics
@@ -33,6 +33,12 @@ from graph.waiting import WaitingBacklog
 
 log = logging.getLogger(__name__)
 PENDING_BATCH = 200
+# How often a write that waits for another pass to cover it reads back what that pass did.
+COVER_POLL_S = 0.05
+COVER_POLL_MAX_S = 1.0
+# Whom such a write waited for, as its DEFERRED outcome says when the budget ran out.
+WAITED_LOCAL = "the pass of this engine already running for this user"
+WAITED_LEASE = "the pass of another holder of this user's consolidation lease (another process or engine)"
 R = TypeVar("R")
 
 
@@ -111,7 +117,7 @@ class MemoryEngine:
             prepared = self.stores.interactions.prepare(owner, items)
         stored = await self.writes.write(prepared)
         outcomes = await self._after_write(owner, consolidate, [s.id for s in stored])
-        by_trigger = {o.trigger_id: o for o in outcomes}
+        decided = _by_interaction(outcomes)
         # An episode's consolidated ids include the trigger that created or merged it.
         changed = {i for o in outcomes for i in o.consolidated_ids}
         return [
@@ -119,7 +125,7 @@ class MemoryEngine:
                 s.id,
                 s.seq,
                 s.created,
-                by_trigger.get(s.id),
+                decided.get(s.id),
                 _as_stored(owner, item, s) if s.created and s.id not in changed else None,
             )
             for s, item in zip(stored, items, strict=True)
@@ -135,16 +141,20 @@ class MemoryEngine:
             return []
         budget = self.settings.inline_consolidation_budget_s
         outcomes: list[ConsolidationOutcome] = []
+        blocked: list[str] = []
         try:
             # The write is durable already: a long pass (a backlog left by bulk loads, a slow
             # LLM) must not turn its acknowledgement into a timeout. Cancelling the pass is safe:
             # each consolidation commits in one transaction, and wait_for returns only once the
             # cancelled pass has given its lease back.
-            await asyncio.wait_for(self._consolidate_into(owner, True, outcomes), budget)
+            await asyncio.wait_for(self._cover(owner, written, outcomes, blocked), budget)
         except TimeoutError:
             self.metrics.failed("timeout")
             log.warning("inline consolidation passed its %.0f s budget; the rest stays pending", budget)
-            self._defer(owner, written, outcomes, f"inline consolidation passed its {budget:g} s budget")
+            why = f"inline consolidation passed its {budget:g} s budget"
+            if blocked:
+                why += f" waiting for {blocked[-1]}"
+            self._defer(owner, written, outcomes, why)
         except Exception as error:
             # Neo4j gone mid-pass, an embedder down, a bug: the write is committed all the same,
             # and reporting it as failed would make the caller store it twice. The pass released
@@ -153,6 +163,45 @@ class MemoryEngine:
             log.exception("inline consolidation failed after the write; the rest stays pending")
             self._defer(owner, written, outcomes, f"inline consolidation failed ({type(error).__name__})")
         return outcomes
+
+    async def _cover(
+        self, owner: Owner, written: list[str], outcomes: list[ConsolidationOutcome], blocked: list[str]
+    ) -> None:
+        """Until a pass has decided on every interaction of `written`: run one, or, while another
+        pass has the user (a worker of this engine, or the lease holder of another process), read
+        back what that pass did to them, polling with a growing delay (the caller bounds the time).
+        Each wait appends to `blocked` who held the user."""
+        delay = COVER_POLL_S
+        busy = self._locks.busy(owner)
+        ran = await self._consolidate_into(owner, False, outcomes)
+        while not await self._read_back(owner, written, outcomes):
+            if ran and any(o.action == "deferred" for o in outcomes):
+                # This engine's own pass stopped at a decision it deferred: the rest waits for a retry.
+                reason = next(o.error for o in outcomes if o.action == "deferred")
+                self._defer(owner, written, outcomes, f"the pass stopped at a deferred decision ({reason})")
+                return
+            if not ran:
+                blocked.append(WAITED_LOCAL if busy else WAITED_LEASE)
+            await asyncio.sleep(delay)
+            delay = min(2 * delay, COVER_POLL_MAX_S)
+            # The other pass may have decided meanwhile: read that before trying for the lease.
+            if await self._read_back(owner, written, outcomes):
+                return
+            busy = self._locks.busy(owner)
+            ran = await self._consolidate_into(owner, False, outcomes)
+
+    async def _read_back(
+        self, owner: Owner, written: list[str], outcomes: list[ConsolidationOutcome]
+    ) -> bool:
+        """Append what passes (of any process) decided on the interactions of `written` that
+        `outcomes` does not cover yet; True when none is left undecided (an erased one neither)."""
+        undecided = [i for i in written if i not in _by_interaction(outcomes)]
+        if not undecided:
+            return True
+        covered = await self.stores.events.covering(owner, undecided)
+        outcomes += [o for c in covered if (o := covered_outcome(c)) is not None]
+        decided = _by_interaction(outcomes)
+        return all(c.interaction_id in decided for c in covered)
 
     def _defer(
         self, owner: Owner, written: list[str], outcomes: list[ConsolidationOutcome], why: str
@@ -207,17 +256,20 @@ class MemoryEngine:
         wait_lease: bool | None = None,
         *,
         flush: bool = False,
-    ) -> None:
-        """Appends each decision as it is made, so a caller that cancels still sees them.
+    ) -> bool:
+        """Appends each decision as it is made, so a caller that cancels still sees them; True
+        when this call held the lease (and so ran a pass).
 
         The lease is released exactly once per acquisition, before this returns or raises, on
         every path: done, failed, or cancelled at any await (a caller's budget, a shutdown).
         """
         if self._locks.busy(owner) and not wait:
-            return
+            return False
         lease_wait = wait if wait_lease is None else wait_lease
+        ran = False
         async with self._locks.hold(owner):
             while await self._acquire(owner, lease_wait):
+                ran = True
                 start = len(outcomes)
                 try:
                     async with renewing(self.leases, owner, self.holder, self.settings.lease_seconds):
@@ -233,6 +285,7 @@ class MemoryEngine:
                 if any(o.action == "deferred" for o in drained) or not pending:
                     break
                 lease_wait = False
+        return ran
 
     async def _acquire(self, owner: Owner, wait: bool) -> bool:
         return await take_lease(self.leases, owner, self.holder, self.settings.lease_seconds, wait=wait)
@@ -371,6 +424,15 @@ async def _observed(read: Awaitable[R], observe: Callable[[R | None], None]) -> 
         observe(None)
         raise
     observe(found)
+    return found
+
+
+def _by_interaction(outcomes: Sequence[ConsolidationOutcome]) -> dict[str, ConsolidationOutcome]:
+    """The decision on each interaction: the one it triggered or the one that absorbed it,
+    whichever came last."""
+    found: dict[str, ConsolidationOutcome] = {}
+    for outcome in outcomes:  # in the order decided: a later decision (an absorption) stands
+        found |= dict.fromkeys([outcome.trigger_id, *outcome.consolidated_ids], outcome)
     return found
 
 

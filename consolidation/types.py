@@ -81,6 +81,9 @@ class RecallHit:
     at: datetime | None
     interaction_ids: list[str]
     item: Interaction | Episode | Fact
+    # What its layer ranks it by (reciprocal-rank fusion of the dense and lexical rankings): a
+    # layer's hits come highest first. 0.0 where no layer ranking applies (a context's candidates).
+    rank_score: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -95,10 +95,19 @@ class BrowseStore:
     # -- listings ------------------------------------------------------------------------------
 
     async def interaction_page(
-        self, owner: Owner, request: PageRequest, *, consolidated: bool | None, session_id: str | None
+        self,
+        owner: Owner,
+        request: PageRequest,
+        *,
+        consolidated: bool | None,
+        session_id: str | None,
+        by_time: bool = False,
     ) -> Page[models.Interaction]:
+        """In stream order (seq), or `by_time`: by occurred_at, then seq. A cursor is a position
+        in the order it came from only."""
         filters = {"consolidated": consolidated, "session_id": session_id}
-        return await self._page("interactions", owner, request, interaction_from, filters)
+        layer = "interactions_time" if by_time else "interactions"
+        return await self._page(layer, owner, request, interaction_from, filters)
 
     async def episode_page(
         self, owner: Owner, request: PageRequest, *, current: bool | None, as_of: datetime | None

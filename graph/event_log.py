@@ -56,9 +56,42 @@ class Page:
     events: list[LoggedEvent]
 
 
+@dataclass(frozen=True)
+class Coverage:
+    """Where one interaction stands in consolidation: `checked` by the recurrence gate yet,
+    `consolidated` into an episode, the episode it `awaits` (a batch merge), and the logged `event`
+    of the commit that absorbed it. `episode_id` / `previous_episode_id`: the episode version that
+    absorbed it and the one that version replaced, also for a commit that logged no event."""
+
+    interaction_id: str
+    checked: bool
+    consolidated: bool
+    awaits: str | None
+    event: LoggedEvent | None
+    episode_id: str | None
+    previous_episode_id: str | None
+
+
 class EventLog:
     def __init__(self, db: Database) -> None:
         self.db = db
+
+    async def covering(self, owner: Owner, ids: list[str]) -> list[Coverage]:
+        """What consolidation did so far with each of the user's interactions `ids` (those that
+        exist), whichever process decided it."""
+        rows = await self.db.read("queries/events/covering", **owner.params(), ids=ids)
+        return [
+            Coverage(
+                interaction_id=row["id"],
+                checked=bool(row["checked"]),
+                consolidated=bool(row["consolidated"]),
+                awaits=row["awaits"],
+                event=_event(row["event"]) if row["event"] is not None else None,
+                episode_id=row["episode_id"],
+                previous_episode_id=row["previous_episode_id"],
+            )
+            for row in rows
+        ]
 
     async def latest(self, owner: Owner) -> Position:
         """The position after the user's latest event (sequence 0 when there is none)."""

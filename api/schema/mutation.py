@@ -56,7 +56,12 @@ class RememberPayload:
     created: bool = strawberry.field(description="False when the sourceRef was already known.")
     seq: int = strawberry.field(description="Its position in the user's stream.")
     consolidation: ConsolidationEvent | None = strawberry.field(
-        description="What inline consolidation did with it (null when deferred to the background)."
+        description=(
+            "When the write waited for consolidation (consolidate: true, or inline mode): what the "
+            "pass that covered it did with it, whichever worker or process ran that pass (its trigger "
+            "may be another interaction that absorbed it); DEFERRED with the reason when no pass "
+            "decided on it within the inline budget. Null when it was left to the background."
+        )
     )
 
     # The interaction as the write stored it (see Remembered.interaction); None: read it back.

@@ -57,12 +57,20 @@ async def _sources(root: _Sourced, info: Info) -> list[Interaction]:
 @strawberry.type(description="A raw interaction recalled by similarity.")
 class InteractionHit:
     score: float = strawberry.field(description="Cosine similarity to the query (0 if found lexically only).")
+    rank_score: float = strawberry.field(
+        description="What this layer's hits are ranked by, highest first: reciprocal-rank fusion of the "
+        "similarity and lexical rankings."
+    )
     interaction: Interaction = strawberry.field(description="The interaction.")
 
 
 @strawberry.type(description="An episode recalled by similarity, with the interactions it rests on.")
 class EpisodeHit:
     score: float = strawberry.field(description="Cosine similarity to the query (0 if found lexically only).")
+    rank_score: float = strawberry.field(
+        description="What this layer's hits are ranked by, highest first: reciprocal-rank fusion of the "
+        "similarity and lexical rankings."
+    )
     episode: Episode = strawberry.field(description="The episode version.")
     source_ids: list[ID] = strawberry.field(description="Ids of its source interactions.")
     sources = strawberry.field(resolver=_sources, description="Its source interactions (provenance).")
@@ -71,6 +79,10 @@ class EpisodeHit:
 @strawberry.type(description="A fact recalled by similarity, with the interactions that state it.")
 class FactHit:
     score: float = strawberry.field(description="Cosine similarity to the query (0 if found lexically only).")
+    rank_score: float = strawberry.field(
+        description="What this layer's hits are ranked by, highest first: reciprocal-rank fusion of the "
+        "similarity and lexical rankings."
+    )
     fact: Fact = strawberry.field(description="The fact.")
     source_ids: list[ID] = strawberry.field(description="Ids of the interactions that state it.")
     sources = strawberry.field(resolver=_sources, description="The interactions that state it (provenance).")
@@ -141,19 +153,27 @@ class Recall:
             as_of=r.as_of,
             context=RecallContext.of(r.context) if r.context is not None else None,
             subconscious=[
-                InteractionHit(score=h.score, interaction=Interaction.of(h.item))
+                InteractionHit(score=h.score, rank_score=h.rank_score, interaction=Interaction.of(h.item))
                 for h in r.subconscious
                 if isinstance(h.item, models.Interaction)
             ],
             episodic=[
                 EpisodeHit(
-                    score=h.score, episode=Episode.of(h.item), source_ids=[ID(i) for i in h.interaction_ids]
+                    score=h.score,
+                    rank_score=h.rank_score,
+                    episode=Episode.of(h.item),
+                    source_ids=[ID(i) for i in h.interaction_ids],
                 )
                 for h in r.episodic
                 if isinstance(h.item, models.Episode)
             ],
             semantic=[
-                FactHit(score=h.score, fact=Fact.of(h.item), source_ids=[ID(i) for i in h.interaction_ids])
+                FactHit(
+                    score=h.score,
+                    rank_score=h.rank_score,
+                    fact=Fact.of(h.item),
+                    source_ids=[ID(i) for i in h.interaction_ids],
+                )
                 for h in r.semantic
                 if isinstance(h.item, models.Fact)
             ],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import Enum
 from typing import Annotated
 
 import strawberry
@@ -20,6 +21,12 @@ AsOf = Annotated[
     datetime | None,
     strawberry.argument(description="Only what was valid at this time (valid time, not storage time)."),
 ]
+
+
+@strawberry.enum(description="The order of a user's interactions.")
+class InteractionOrder(Enum):
+    STREAM = strawberry.enum_value("stream", description="As written: by seq, the user's stream order.")
+    TIME = strawberry.enum_value("time", description="As said: by occurredAt, then seq.")
 
 
 @strawberry.type(description="Sizes of a user's memory and what consolidation has cost.")
@@ -52,7 +59,9 @@ class User:
             raise not_found("user", self.id)
         return UserStats.of(found)
 
-    @listing(INTERACTIONS, description="Interactions in stream order.", time_field="occurredAt")
+    @listing(
+        INTERACTIONS, description="Interactions in stream order, or in time order.", time_field="occurredAt"
+    )
     async def interactions(
         self,
         info: Info,
@@ -61,9 +70,19 @@ class User:
             bool | None, strawberry.argument(description="Only (un)consolidated interactions.")
         ] = None,
         session_id: Annotated[str | None, strawberry.argument(description="Only this session.")] = None,
+        order: Annotated[
+            InteractionOrder,
+            strawberry.argument(
+                description="Stream order (default) or time order; a cursor keeps to its order."
+            ),
+        ] = InteractionOrder.STREAM,
     ) -> Page[models.Interaction]:
         return await info.context.services.audit.interaction_page(
-            info.context.owner(self.id), request, consolidated=consolidated, session_id=session_id
+            info.context.owner(self.id),
+            request,
+            consolidated=consolidated,
+            session_id=session_id,
+            by_time=order is InteractionOrder.TIME,
         )
 
     @listing(EPISODES, description="Episode versions in valid-time order.", time_field="validFrom")

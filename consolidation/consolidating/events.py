@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from prometheus_client import CollectorRegistry, Gauge
 
 from consolidation.types import ConsolidationOutcome
-from graph.event_log import PAGE, EventLog, LoggedEvent, Position
+from graph.event_log import PAGE, Coverage, EventLog, LoggedEvent, Position
 from graph.models import Owner
 
 log = logging.getLogger(__name__)
@@ -176,3 +176,29 @@ def outcome_of(event: LoggedEvent) -> ConsolidationOutcome:
         consolidated_ids=event.consolidated_ids,
         llm_calls=event.llm_calls,
     )
+
+
+def covered_outcome(coverage: Coverage) -> ConsolidationOutcome | None:
+    """The decision a pass (of any process) made on one interaction, as read back from the
+    database; None while it is still waiting for the gate.
+
+    Absorbed into an episode: that commit's event (its trigger may be another interaction). Through
+    the gate without recurrence: NONE, with the episode it waits for when it awaits a batch merge.
+    """
+    if coverage.consolidated:
+        if coverage.event is not None:
+            return outcome_of(coverage.event)
+        if coverage.episode_id is None:
+            return None  # the absorbing commit not visible whole yet: read again
+        return ConsolidationOutcome(
+            trigger_id=coverage.interaction_id,
+            action="merged" if coverage.previous_episode_id else "created",
+            episode_id=coverage.episode_id,
+            previous_episode_id=coverage.previous_episode_id,
+            consolidated_ids=[coverage.interaction_id],
+        )
+    if coverage.checked:
+        return ConsolidationOutcome(
+            trigger_id=coverage.interaction_id, action="none", waiting_for=coverage.awaits
+        )
+    return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -70,13 +70,14 @@ class Recaller:
                 include_consolidated=wide,
             )
         visible = _subconscious_filter(include_consolidated, as_of)
-        sub = fuse(
+        sub_ranked = fused(
             [h for h in found.interactions.dense if visible(h.item)],
             [h for h in found.interactions.lexical if visible(h.item)],
             k=budgets.subconscious,
         )
-        epi = fuse(found.episodes.dense, found.episodes.lexical, k=budgets.episodic)
-        sem = fuse(found.facts.dense, found.facts.lexical, k=budgets.semantic)
+        epi_ranked = fused(found.episodes.dense, found.episodes.lexical, k=budgets.episodic)
+        sem_ranked = fused(found.facts.dense, found.facts.lexical, k=budgets.semantic)
+        sub, epi, sem = _hits(sub_ranked), _hits(epi_ranked), _hits(sem_ranked)
         wanted = (epi, sem) if tokens is None else (_all(found.episodes), _all(found.facts))
         # Provenance only for what is returned.
         sources = await self.stores.search.sources(owner, _ids(wanted[0]), _ids(wanted[1]))
@@ -84,9 +85,9 @@ class Recaller:
         return Recall(
             query,
             as_of,
-            _interaction_hits(sub),
-            _episode_hits(epi, sources),
-            _fact_hits(sem, sources),
+            _with_ranks(_interaction_hits(sub), sub_ranked),
+            _with_ranks(_episode_hits(epi, sources), epi_ranked),
+            _with_ranks(_fact_hits(sem, sources), sem_ranked),
             context,
         )
 
@@ -234,12 +235,26 @@ def fuse(dense: Sequence[Hit[T]], lexical: Sequence[Hit[T]], *, k: int) -> list[
     A fused hit keeps its dense cosine as `score` when it has one (else 0.0), so scores stay
     meaningful to callers; the order is the fused one.
     """
-    fused: dict[str, float] = {}
+    return [hit for hit, _ in fused(dense, lexical, k=k)]
+
+
+def _hits(ranked: Sequence[tuple[Hit[T], float]]) -> list[Hit[T]]:
+    return [hit for hit, _ in ranked]
+
+
+def _with_ranks(hits: list[RecallHit], ranked: Sequence[tuple[Hit[T], float]]) -> list[RecallHit]:
+    """Each hit with the fused score its layer was ranked by (the two lists are in one order)."""
+    return [replace(hit, rank_score=score) for hit, (_, score) in zip(hits, ranked, strict=True)]
+
+
+def fused(dense: Sequence[Hit[T]], lexical: Sequence[Hit[T]], *, k: int) -> list[tuple[Hit[T], float]]:
+    """`fuse`, each hit with its fused score, highest first."""
+    scores: dict[str, float] = {}
     items: dict[str, Hit[T]] = {}
     for hits in (dense, lexical):
         for rank, hit in enumerate(hits):
-            fused[hit.item.id] = fused.get(hit.item.id, 0.0) + 1.0 / (RRF_K + rank + 1)
+            scores[hit.item.id] = scores.get(hit.item.id, 0.0) + 1.0 / (RRF_K + rank + 1)
             items.setdefault(hit.item.id, hit)
     cosine = {h.item.id: h.score for h in dense}
-    order = sorted(fused, key=lambda i: fused[i], reverse=True)[:k]
-    return [Hit(items[i].item, cosine.get(i, 0.0)) for i in order]
+    order = sorted(scores, key=lambda i: scores[i], reverse=True)[:k]
+    return [(Hit(items[i].item, cosine.get(i, 0.0)), scores[i]) for i in order]

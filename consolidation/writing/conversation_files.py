@@ -32,9 +32,21 @@ class Conversation:
 
 def read_conversations(path: Path) -> list[Conversation]:
     """JSONL (one Unit object per line) or a LoCoMo list of samples, chosen by content."""
-    text = path.read_text(encoding="utf-8")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InvalidInput(
+            f"{path.name} is not UTF-8 text (byte {error.start}, line {line}): "
+            "expected JSONL or a LoCoMo JSON file"
+        ) from None
     if text.lstrip().startswith("["):
-        return [locomo_conversation(sample) for sample in json.loads(text)]
+        try:
+            samples = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise InvalidInput(f"{path.name} is not valid JSON: {error}") from None
+        return [locomo_conversation(sample) for sample in samples]
     return [Conversation(path.stem, list(_jsonl_units(text)))]
 
 
@@ -45,7 +57,15 @@ def _jsonl_units(text: str) -> Iterator[Unit]:
         try:
             yield Unit.model_validate_json(line)
         except ValidationError as error:
-            raise InvalidInput(f"line {number}: {error.errors()[0]['msg']}") from error
+            raise InvalidInput(f"line {number}: {_problem(error)}") from error
+
+
+def _problem(error: ValidationError) -> str:
+    """pydantic's first complaint, naming the field it is about ("text: Field required") unless
+    the complaint names it already."""
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"])
+    return f"{field}: {first['msg']}" if field and field not in first["msg"] else first["msg"]
 
 
 def parse_locomo_time(stamp: str) -> datetime:

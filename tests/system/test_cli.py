@@ -23,8 +23,8 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from cli import memory as memory_cli
 from cli.main import app
+from consolidation.writing import conversation_files
 from graph.database import Database
 from graph.local_server import ENTRY_CLASS, LocalNeo4j
 from graph.reachability import reachable
@@ -115,7 +115,8 @@ def test_an_internal_error_is_one_line_with_a_hint_and_debug_shows_it(
     def broken(path: Path) -> list[object]:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(memory_cli, "read_conversations", broken)
+    # The command imports it when it runs (cli/memory.py), so the module's own name is patched.
+    monkeypatch.setattr(conversation_files, "read_conversations", broken)
     path = _jsonl(tmp_path / "c.jsonl", UNITS)
     result = CliRunner().invoke(app, ["ingest", str(path)])
     assert result.exit_code == 1

@@ -254,6 +254,51 @@ def shots(capsys: pytest.CaptureFixture[str], record_property: Any) -> Iterator[
             print(f"\nexplorer screenshots in {folder}:", *taken.paths, sep="\n  ")
 
 
+# Carol's turns, written in this order: a session of May 2024, one of December 2026, then one of
+# March 2024. The timeline reads them as said (March, May, December), whatever the write order.
+CAROL = [
+    ("2024-05-07T10:00:00+00:00", "late", "Carol ordered ramen with pork belly."),
+    ("2024-05-07T10:05:00+00:00", "late", "Carol loves a rich ramen broth."),
+    ("2026-12-03T08:00:00+00:00", "future", "Carol plans a ramen trip to Sapporo."),
+    ("2024-03-01T09:00:00+00:00", "early", "Carol tried ramen for the first time."),
+]
+CAROL_GROUPS = ["2024-03-01 · session early", "2024-05-07 · session late", "2026-12-03 · session future"]
+
+
+def test_the_timeline_reads_in_time_order_and_hits_by_their_score(
+    service: KeyedService, browser: Browser, shots: Shots
+) -> None:
+    for at, session, text in CAROL:
+        unit = {"userId": "carol", "text": text, "speaker": "carol", "sessionId": session, "occurredAt": at}
+        service.post(REMEMBER, {"input": unit, "now": False})
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    seen = Recorder(page)
+    with closing(context), shots.on_failure(page, seen, "time-order-failure"):
+        _sign_in(page, service, service.key)
+        page.get_by_role("link", name="carol").click()
+        items = page.get_by_test_id("interaction")
+        expect(items).to_have_count(len(CAROL), timeout=30_000)
+        expect(page.get_by_test_id("timeline-group")).to_have_text(CAROL_GROUPS)
+        said = [text for _, _, text in sorted(CAROL)]
+        assert [items.nth(n).locator(".text").inner_text() for n in range(len(CAROL))] == said
+        shots.take(page, "timeline-time-order")
+
+        # Recall: each layer's hits sorted by the score shown, which is the one they were ranked by.
+        page.get_by_role("link", name="Recall", exact=True).click()
+        page.get_by_label("Query").fill("ramen broth")
+        page.get_by_role("button", name="Recall").click()
+        turns = page.get_by_test_id("layer-subconscious").locator("li")
+        expect(turns).to_have_count(len(CAROL), timeout=30_000)
+        shown = [float(t) for t in turns.locator(".score").all_inner_texts()]
+        assert shown == sorted(shown, reverse=True), shown
+        ranked = [float(r) for r in turns.evaluate_all("items => items.map(i => i.dataset.rankScore)")]
+        assert shown == [round(r, 4) for r in ranked], (shown, ranked)
+        assert len(set(ranked)) > 1, ranked  # a real ranking, not one score for all
+        shots.take(page, "recall-ranked")
+    seen.assert_same_origin(service.base)
+
+
 def test_a_support_session_in_the_explorer(
     service: KeyedService, seeded: Seeded, browser: Browser, shots: Shots
 ) -> None:

@@ -11,9 +11,9 @@ const RECALL = graphql(`
     recall(userId: $user, query: $query, asOf: $asOf, budget: $budget) {
       query
       asOf
-      subconscious { score interaction { id seq text occurredAt consolidated } }
-      episodic { score episode { id title version summary } sources { id seq text } }
-      semantic { score fact { id text kind status validFrom validTo } sources { id seq text } }
+      subconscious { score rankScore interaction { id seq text occurredAt consolidated } }
+      episodic { score rankScore episode { id title version summary } sources { id seq text } }
+      semantic { score rankScore fact { id text kind status validFrom validTo } sources { id seq text } }
       context { text tokens budget items { layer id line tokens score rankScore sourceIds } }
     }
   }
@@ -69,8 +69,10 @@ export function RecallPlayground({ user }: { user: string }) {
   );
 }
 
-/** One layer's hits, best first, each with its score before what `children` shows of it. */
-function Layer<Hit extends { score: number }>({ title, testId, hits, idOf, children }: {
+/** One layer's hits, best first by the score they were ranked by (reciprocal-rank fusion of the
+ * similarity and lexical rankings), each with that score before what `children` shows of it; the
+ * cosine similarity is its tooltip. */
+function Layer<Hit extends { score: number; rankScore: number }>({ title, testId, hits, idOf, children }: {
   title: string;
   testId: string;
   hits: Hit[];
@@ -82,9 +84,12 @@ function Layer<Hit extends { score: number }>({ title, testId, hits, idOf, child
       <h3>{title}</h3>
       {hits.length === 0 && <p className="muted">none</p>}
       <ol data-testid={testId}>
-        {hits.map((hit) => (
-          <li key={idOf(hit)}>
-            <span className="score">{hit.score.toFixed(3)}</span> {children(hit)}
+        {[...hits].sort((a, b) => b.rankScore - a.rankScore).map((hit) => (
+          <li key={idOf(hit)} data-rank-score={hit.rankScore}>
+            <span className="score" title={`rank score (fused); cosine similarity ${hit.score.toFixed(3)}`}>
+              {hit.rankScore.toFixed(4)}
+            </span>{" "}
+            {children(hit)}
           </li>
         ))}
       </ol>

@@ -1,5 +1,6 @@
-// A user's interactions in stream order, grouped by session and day, with what consolidation made
-// of each; more pages load as the end of the list scrolls into view (or on "Load more").
+// A user's interactions in time order (when they were said, then stream order), under a header
+// for each day and session, with what consolidation made of each; more pages load as the end of
+// the list scrolls into view (or on "Load more").
 import { useEffect, useRef, useState } from "react";
 import { Badge, Empty, ErrorBox, Loading, Time } from "../common";
 import { graphql } from "../gql";
@@ -13,7 +14,7 @@ const PAGE = graphql(`
   query TimelinePage($user: ID!, $first: Int!, $after: String) {
     user(id: $user) {
       id
-      interactions(first: $first, after: $after) {
+      interactions(first: $first, after: $after, order: TIME) {
         pageInfo { hasNextPage endCursor }
         nodes {
           id
@@ -40,7 +41,11 @@ export function Timeline({ user }: { user: string }) {
   // After a forget the pages are read again from the start (cursors may have moved), as many as
   // were open, so the reader stays where they were.
   const [reopen, setReopen] = useState(1);
+  // The last interaction of each page, so that the next page opens a new header only where the
+  // day or the session changes.
+  const [lasts, setLasts] = useState<Record<number, Interaction | undefined>>({});
   const reload = () => {
+    setLasts({});
     setReopen(pages.length);
     restart();
     setGeneration((g) => g + 1);
@@ -57,6 +62,8 @@ export function Timeline({ user }: { user: string }) {
             reopen={index < reopen - 1}
             onMore={more}
             onForgotten={reload}
+            onLast={(item) => setLasts((known) => (known[index] === item ? known : { ...known, [index]: item }))}
+            before={lasts[index - 1]}
           />
         ))}
       </ol>
@@ -70,9 +77,11 @@ type PageProps = {
   reopen: boolean;
   onMore: (cursor: string) => void;
   onForgotten: () => void;
+  onLast: (item: Interaction | undefined) => void;
+  before?: Interaction;
 };
 
-function TimelinePage({ slot, user, reopen, onMore, onForgotten }: PageProps) {
+function TimelinePage({ slot, user, reopen, onMore, onForgotten, onLast, before }: PageProps) {
   const [{ data, fetching, error }, reread] = useLiveQuery({ query: PAGE, variables: { user, first: SIZE, after: slot.after } });
   const connection = data?.user?.interactions;
   const sentinel = useRef<HTMLLIElement>(null);
@@ -81,6 +90,11 @@ function TimelinePage({ slot, user, reopen, onMore, onForgotten }: PageProps) {
   useEffect(() => {
     if (next && reopen) onMore(next);
   }, [next, reopen, onMore]);
+
+  const last = connection?.nodes[connection.nodes.length - 1];
+  useEffect(() => {
+    onLast(last);
+  }, [last, onLast]);
 
   useEffect(() => {
     const element = sentinel.current;
@@ -98,7 +112,7 @@ function TimelinePage({ slot, user, reopen, onMore, onForgotten }: PageProps) {
   return (
     <>
       {connection.nodes.map((item, index) => (
-        <Item key={item.id} item={item} previous={connection.nodes[index - 1]} user={user} onForgotten={onForgotten} />
+        <Item key={item.id} item={item} previous={index ? connection.nodes[index - 1] : before} user={user} onForgotten={onForgotten} />
       ))}
       {next && <LoadMore ref={sentinel} label="Load more" onClick={() => onMore(next)} />}
       {slot.last && !next && <li className="end muted">End of the stream ({connection.nodes.length ? "all loaded" : ""}).</li>}
@@ -115,7 +129,7 @@ function Item({ item, previous, user, onForgotten }: { item: Interaction; previo
   return (
     <li className="interaction" data-testid="interaction" data-id={item.id}>
       {newGroup && (
-        <h3 className="group">
+        <h3 className="group" data-testid="timeline-group">
           {day} · session {item.sessionId ?? "none"}
         </h3>
       )}

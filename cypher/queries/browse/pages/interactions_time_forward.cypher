@@ -1,0 +1,20 @@
+// A user's interactions in time order (occurred_at in ns, then seq), oldest first, after a cursor.
+// Keyset pagination on (key, seq): the cursor holds the last key and the id of the interaction
+// seen last, whose seq breaks ties (a cursor whose interaction was erased meanwhile resumes after
+// its key). Every filter is a parameter; a null parameter disables its filter.
+OPTIONAL MATCH (a:Interaction {tenant: $tenant, user_id: $user_id, id: $after_id})
+OPTIONAL MATCH (b:Interaction {tenant: $tenant, user_id: $user_id, id: $before_id})
+WITH a.seq AS after_seq, b.seq AS before_seq
+MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+WITH n, n.occurred_at.epochSeconds * 1000000000 + n.occurred_at.nanosecond AS key, after_seq, before_seq
+WHERE ($after_key IS NULL OR key > $after_key
+       OR (key = $after_key AND after_seq IS NOT NULL AND n.seq > after_seq))
+  AND ($before_key IS NULL OR key < $before_key
+       OR (key = $before_key AND before_seq IS NOT NULL AND n.seq < before_seq))
+  AND ($since IS NULL OR n.occurred_at >= $since)
+  AND ($until IS NULL OR n.occurred_at < $until)
+  AND ($consolidated IS NULL OR n.consolidated = $consolidated)
+  AND ($session_id IS NULL OR n.session_id = $session_id)
+RETURN n {.*, embedding: null} AS node, key
+ORDER BY key ASC, n.seq ASC
+LIMIT $limit

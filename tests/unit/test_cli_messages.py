@@ -1,0 +1,89 @@
+"""The CLI's messages for the three mistakes a user makes most: a unit without a required field,
+a file that is not text, and no Neo4j running. Each says what is wrong and what to do."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli import defaults
+from cli.main import START_HINT, app, classify
+from consolidation.providers.calibration import DEFAULT_TARGET, DEFAULT_THETA_COUNT
+from consolidation.providers.reembedding import DEFAULT_BATCH_SIZE
+from consolidation.settings import EmbedderKind
+from graph.errors import StoreUnavailable
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, list[str]]:
+    result = CliRunner().invoke(app, list(args), env=env)
+    return result.exit_code, result.stderr.splitlines()
+
+
+def test_a_missing_field_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"text": "hi", "occurred_at": "2024-01-01T09:00:00Z"}\n{"speaker": "alice"}\n')
+    assert run("ingest", str(path)) == (2, ["error: line 2: text: Field required"])
+
+
+def test_binary_input_says_what_is_wrong_with_it(tmp_path: Path) -> None:
+    path = tmp_path / "photo.jsonl"
+    path.write_bytes(b'{"text": "hi"}\n\x89PNG\r\n\x1a\n\x00\xff')
+    expected = [
+        "error: photo.jsonl is not UTF-8 text (byte 15, line 2): expected JSONL or a LoCoMo JSON file"
+    ]
+    assert run("ingest", str(path)) == (2, expected)
+    # calibrate reads the same files the same way
+    assert run("calibrate", str(path), "--embedder", "hashing") == (1, expected)
+
+
+def test_malformed_locomo_json_is_bad_input(tmp_path: Path) -> None:
+    path = tmp_path / "locomo.json"
+    path.write_text('[{"conversation": ')
+    code, lines = run("ingest", str(path))
+    assert code == 2
+    assert lines[0].startswith("error: locomo.json is not valid JSON: Expecting value")
+
+
+def test_no_neo4j_says_how_to_start_it() -> None:
+    env = {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{closed_port()}", "RECMEM_NEO4J_RETRY_SECONDS": "0.5"}
+    code, lines = run("recall", "sushi", "--user", "alice", env=env)
+    assert code == 1
+    (line,) = lines
+    assert line.startswith("error: Neo4j is not reachable")
+    assert line.endswith(f"; {START_HINT}")
+    assert "`recmem neo4j start`" in START_HINT and "scripts/serve.sh" in START_HINT
+    assert "RECMEM_NEO4J_URI" in START_HINT
+
+
+@pytest.mark.parametrize(
+    ("message", "hinted"),
+    [
+        ("Neo4j is not reachable: refused", True),
+        # a message that names the setting already (db reembed adds the hint itself) is not repeated
+        (f"Neo4j is not reachable: refused; {START_HINT}", False),
+    ],
+)
+def test_the_start_hint_is_added_once(message: str, hinted: bool) -> None:
+    status, line = classify(StoreUnavailable(message))
+    assert status == 1
+    assert line.count("RECMEM_NEO4J_URI") == 1
+    assert line.endswith(START_HINT)
+    assert (line == f"{message}; {START_HINT}") is hinted
+
+
+def test_the_parse_time_defaults_match_the_service() -> None:
+    """cli/defaults.py stands in for these so that `recmem --help` need not import them."""
+    assert defaults.EmbedderKind.__args__ == EmbedderKind.__args__  # type: ignore[attr-defined]
+    assert defaults.CALIBRATION_TARGET == DEFAULT_TARGET
+    assert defaults.CALIBRATION_THETA_COUNT == DEFAULT_THETA_COUNT
+    assert defaults.REEMBED_BATCH_SIZE == DEFAULT_BATCH_SIZE
