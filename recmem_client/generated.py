@@ -376,7 +376,10 @@ class Remembered:
     created: bool
     # Its position in the user's stream.
     seq: int
-    # What inline consolidation did with it (null when deferred to the background).
+    # When the write waited for consolidation (consolidate: true, or inline mode): what the pass that
+    # covered it did with it, whichever worker or process ran that pass (its trigger may be another
+    # interaction that absorbed it); DEFERRED with the reason when no pass decided on it within the
+    # inline budget. Null when it was left to the background.
     consolidation: ConsolidationEvent | None
     # The stored interaction (null if it could not be read back; see errors).
     interaction: Interaction | None
