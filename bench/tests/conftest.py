@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fixtures import embedder, neo4j_settings, owner
+from tests.support.fixtures import db, embedder, neo4j_settings, owner
 
-__all__ = ["embedder", "neo4j_settings", "owner"]
+__all__ = ["db", "embedder", "neo4j_settings", "owner"]
 
 HERE = Path(__file__).resolve().parent
 
