@@ -80,7 +80,11 @@ def content_type(media: str) -> str:
 def error_body(
     message: str, code: ErrorCode, request_id: str, extensions: Mapping[str, object] | None = None
 ) -> dict[str, object]:
+    """One error. An UNAVAILABLE one always says `written`: false unless `extensions` says it (a
+    request refused or cut short before any write)."""
     codes = {**(extensions or {}), "code": code.value, "requestId": request_id}
+    if code is ErrorCode.UNAVAILABLE:
+        codes.setdefault("written", False)
     return {"errors": [{"message": message, "extensions": codes}]}
 
 

@@ -67,10 +67,15 @@ class Services(Memory):
                 log.info("schema migrated: created %s", ", ".join(result.created))
 
     async def check_ready(self) -> str | None:
-        """None when ready, else why not."""
+        """None when ready (migrated, and a real probe query answered within its bound,
+        graph/database.py Database.ping), else why not: any failure of either is a reason."""
         try:
             await self.ensure_ready()
-            await self.storage.ping()
+            db = self.storage.db
+            await db.ping(db.probe_timeout_s)
         except StoreUnavailable as error:
             return str(error)
+        except Exception as error:
+            log.warning("readiness probe failed: %r", error)
+            return f"the readiness probe failed: {type(error).__name__}: {error}"
         return None
