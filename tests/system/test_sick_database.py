@@ -30,9 +30,12 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from consolidation.access import AccessKeys
+from consolidation.embedders.hashing import HashingEmbedder
 from graph.database import Database
 from graph.local_server import LocalNeo4j
+from graph.schema import migrate
 from graph.settings import Neo4jSettings
+from tests.conftest import DIMENSION, TEST_TEMPLATE
 from tests.fault_support import (
     Service,
     free_ports,
@@ -55,7 +58,7 @@ SLACK_S = 6.0
 FREEZE_S = 20.0
 DATA_DISK = "256m"
 NEO4J_START_S = 150.0
-RECOVER_S = 60.0
+RECOVER_S = 120.0
 ACCEPTS = ("application/json", "application/graphql-response+json")
 
 REMEMBER = """
@@ -336,6 +339,19 @@ async def settle(http: httpx.AsyncClient, stack: Stack) -> None:
     assert {ref: ids[0] for ref, ids in stored.items()} == stack.ledger.acked
 
 
+async def migrated(settings: Neo4jSettings) -> None:
+    """The service's schema, made with patience: on a loaded machine a fresh Neo4j takes longer
+    than the service's 5 s statement timeout to plan its first statements, and the service
+    would not be ready in time (its readiness is what the tests measure, not Neo4j's warm-up)."""
+    db = Database.connect(settings)
+    db.statement_timeout_s = NEO4J_START_S
+    try:
+        embedder = HashingEmbedder(DIMENSION)
+        await migrate(db, embedder.name, embedder.dimension, TEST_TEMPLATE)
+    finally:
+        await db.close()
+
+
 @pytest.fixture(scope="module")
 def stack_processes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[BoxedNeo4j, int, Service]]:
     root = tmp_path_factory.mktemp("sick")
@@ -358,6 +374,7 @@ def stack_processes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[
         neo4j = BoxedNeo4j(settings, namespace)
         try:
             neo4j.start(timeout_s=NEO4J_START_S)
+            asyncio.run(migrated(settings))
             with running_service(env, root) as service:
                 try:
                     yield neo4j, namespace, service
