@@ -33,6 +33,7 @@ from api.middleware.readiness import ReadinessMiddleware
 from api.middleware.request_id import RequestIdMiddleware
 from api.middleware.server_timing import ServerTimingMiddleware
 from api.middleware.unhandled_errors import UnhandledErrorMiddleware
+from api.responses import UNAVAILABLE_HEADERS
 from api.schema import build_schema
 from api.services import Services
 from api.settings import ApiSettings
@@ -140,6 +141,8 @@ async def readyz(request: Request) -> JSONResponse:
     body also carries the consolidation backlog (pending interactions, the oldest's age)."""
     services = services_of(request.scope)
     reason = await services.check_ready()
-    if reason is not None:
-        return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
-    return JSONResponse({"status": "ready", **await read_backlog(services)})
+    if reason is None:
+        return JSONResponse({"status": "ready", **await read_backlog(services)})
+    return JSONResponse(
+        {"status": "unavailable", "reason": reason}, status_code=503, headers=UNAVAILABLE_HEADERS
+    )

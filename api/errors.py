@@ -64,12 +64,32 @@ UNAVAILABLE_MESSAGE = "the memory service is temporarily unavailable; retry late
 Written = Literal[False, "unknown"]
 
 
+# Mutation fields whose work commits several transactions: a failure may follow a commit.
+SEVERAL_COMMITS = frozenset({"consolidate"})
+
+
+def outcome_unknown(error: BaseException | None) -> bool:
+    """Whether `error`, or an error it was raised from, says a write may have committed."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, WriteOutcomeUnknown):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def written_of(error: BaseException | None, field: object = None) -> Written:
+    """`extensions.written` of an UNAVAILABLE answer: "unknown" when the failure came with a
+    commit in flight (or after one of several), else False (refused or rolled back)."""
+    return "unknown" if outcome_unknown(error) or field in SEVERAL_COMMITS else False
+
+
 def unavailable_write(error: BaseException, source_refs: Sequence[str]) -> ApiError:
     """The UNAVAILABLE error of a remember that did not complete: whether it may have been
     written, and the sourceRefs to resend it with (a stored one is then answered, not stored
     again), so a client never has to guess."""
-    written: Written = "unknown" if isinstance(error, WriteOutcomeUnknown) else False
-    return write_error(written, source_refs)
+    return write_error(written_of(error), source_refs)
 
 
 def write_error(written: Written, source_refs: Sequence[str]) -> ApiError:
@@ -137,6 +157,15 @@ def recode(error: GraphQLError, request_id: str) -> GraphQLError:
         log.warning(
             "request %s: unavailable: %r", request_id, getattr(original, "__cause__", None) or original
         )
+    extensions = {
+        **(error.extensions or {}),
+        **(original.extensions if isinstance(original, ApiError) else {}),
+        "code": code.value,
+        "requestId": request_id,
+    }
+    if code is ErrorCode.UNAVAILABLE and "written" not in extensions:
+        # Every UNAVAILABLE answer says whether anything of it may have been written.
+        extensions["written"] = written_of(original, error.path[0] if error.path else None)
     return GraphQLError(
         message if message is not None else error.message,
         nodes=error.nodes,
@@ -144,10 +173,5 @@ def recode(error: GraphQLError, request_id: str) -> GraphQLError:
         positions=error.positions,
         path=error.path,
         original_error=None,
-        extensions={
-            **(error.extensions or {}),
-            **(original.extensions if isinstance(original, ApiError) else {}),
-            "code": code.value,
-            "requestId": request_id,
-        },
+        extensions=extensions,
     )

@@ -41,7 +41,7 @@ from api.graphiql import page_response
 from api.middleware.authentication import credential_of, principal_of
 from api.middleware.negotiation import media_of
 from api.middleware.request_id import request_id_of
-from api.operations import operation_problem, requested_operation
+from api.operations import operation_problem, requested_operation, runs_mutation
 from api.responses import (
     GRAPHQL_RESPONSE,
     JSON,
@@ -160,28 +160,34 @@ class GraphQLEndpoint:
             async with asyncio.timeout(self.timeout_s):
                 response = await self.view.run(request)
         except TimeoutError:
-            return self._timed_out(request, media, request_id)
+            return self._timed_out(request, media, request_id, operation)
         except HTTPException as error:
             return _refused_request(error, request.method, media, request_id)
         if getattr(request.state, "unavailable", False):
-            # One shape for an outage, whatever failed and wherever (docs/failures.md#outages).
+            # One shape for an outage, whatever failed and wherever (docs/failures.md#the-shape-of-an-outage).
             response.status_code = 503
             response.headers.update(UNAVAILABLE_HEADERS)
         return response
 
-    def _timed_out(self, request: Request, media: str, request_id: str) -> Response:
+    def _timed_out(
+        self, request: Request, media: str, request_id: str, operation: tuple[str, object] | None
+    ) -> Response:
         """The request's one error after its timeout cancelled it. Its data went with the
-        cancelled execution, and a remember cut short may have committed (the cancellation can
-        land during COMMIT): the sourceRefs of every remember it ran or started are named, to
-        resend (one already stored is answered, not stored again)."""
+        cancelled execution, and a mutation cut short may have committed (the cancellation can
+        land during COMMIT): `written` is "unknown" for a mutation, and the sourceRefs of every
+        remember it ran or started are named, to resend (one already stored is answered, not
+        stored again)."""
         log.warning("request %s timed out after %ss", request_id, self.timeout_s)
         message = f"the request took longer than {self.timeout_s:g}s and was cancelled"
         context = getattr(request.state, "context", None)
         refs = context.write_refs if isinstance(context, Context) else None
-        extensions: dict[str, object] = {}
+        extensions: dict[str, object] = {"written": False}
         if refs:
             extensions = dict(write_error("unknown", refs).extensions)
             message += "; its writes may or may not be stored: resend them with the same sourceRefs"
+        elif operation is not None and runs_mutation(self.view.documents, *operation):
+            extensions["written"] = "unknown"
+            message += "; its writes may or may not be stored"
         return error_response(
             message, ErrorCode.UNAVAILABLE, request_id, media=media, status=503, extensions=extensions
         )

@@ -26,7 +26,7 @@ STATUS = {
 
 
 # Seconds an UNAVAILABLE answer asks a client to wait before retrying: the store (or the LLM) is
-# down, and what was not written can be resent as it was (docs/failures.md#outages).
+# down, and what was not written can be resent as it was (docs/failures.md#the-shape-of-an-outage).
 RETRY_AFTER_S = 2
 UNAVAILABLE_HEADERS = {"retry-after": str(RETRY_AFTER_S)}
 
@@ -80,7 +80,11 @@ def content_type(media: str) -> str:
 def error_body(
     message: str, code: ErrorCode, request_id: str, extensions: Mapping[str, object] | None = None
 ) -> dict[str, object]:
+    """One error. An UNAVAILABLE one always says `written`: false unless `extensions` says it (a
+    request refused or cut short before any write)."""
     codes = {**(extensions or {}), "code": code.value, "requestId": request_id}
+    if code is ErrorCode.UNAVAILABLE:
+        codes.setdefault("written", False)
     return {"errors": [{"message": message, "extensions": codes}]}
 
 

@@ -10,7 +10,7 @@ from api.auth import Authenticator
 from api.limits import RateLimiter
 from api.settings import ApiSettings
 from consolidation.assembly import Memory
-from graph.errors import StoreUnavailable
+from graph.errors import StoreTimeout, StoreUnavailable
 
 log = logging.getLogger("api.services")
 
@@ -21,6 +21,9 @@ class Readiness:
 
     migrated: bool = False
     error: str | None = None
+    # The probe query in flight, and when it started (the event loop's clock).
+    probe: asyncio.Task[None] | None = None
+    probe_started: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -67,10 +70,39 @@ class Services(Memory):
                 log.info("schema migrated: created %s", ", ".join(result.created))
 
     async def check_ready(self) -> str | None:
-        """None when ready, else why not."""
+        """None when ready (migrated, and a real probe query answered within its bound,
+        graph/database.py Database.ping), else why not: any failure of either is a reason."""
         try:
             await self.ensure_ready()
-            await self.storage.ping()
+            await self._probe()
         except StoreUnavailable as error:
             return str(error)
+        except Exception as error:
+            log.warning("readiness probe failed: %r", error)
+            return f"the readiness probe failed: {type(error).__name__}: {error}"
         return None
+
+    async def _probe(self) -> None:
+        """Raises unless a probe query answers within `probe_timeout_s` of its start. A probe
+        that outlasts its bound is not cancelled but left to finish (within the statement
+        timeout) while readiness says no: on a cold Neo4j each cancelled probe would otherwise
+        throw away the server's warm-up, and readiness would never come."""
+        db, state = self.storage.db, self.readiness
+        loop = asyncio.get_running_loop()
+        if state.probe is None or state.probe.done():
+            state.probe = asyncio.create_task(db.ping(db.statement_timeout_s), name="recmem-readiness-probe")
+            state.probe.add_done_callback(_retrieved)
+            state.probe_started = loop.time()
+        probe = state.probe
+        left = state.probe_started + db.probe_timeout_s - loop.time()
+        done, _ = await asyncio.wait({probe}, timeout=max(0.0, left))
+        if not done:
+            raise StoreTimeout(f"Neo4j did not answer a probe query within {db.probe_timeout_s:g}s")
+        state.probe = None
+        probe.result()
+
+
+def _retrieved(task: asyncio.Task[None]) -> None:
+    """A late probe's failure was reported as its timeout already."""
+    if not task.cancelled():
+        task.exception()

@@ -16,10 +16,14 @@ from neo4j import (
     AsyncGraphDatabase,
     AsyncManagedTransaction,
     AsyncSession,
+    Query,
     Record,
+    unit_of_work,
 )
 from neo4j.exceptions import (
     AuthError,
+    ConnectionAcquisitionTimeoutError,
+    DatabaseError,
     DriverError,
     IncompleteCommit,
     Neo4jError,
@@ -34,6 +38,8 @@ from graph.errors import (
     StoreAuthFailed,
     StoreBusy,
     StoreError,
+    StoreFailed,
+    StoreTimeout,
     StoreUnavailable,
     WriteOutcomeUnknown,
 )
@@ -49,18 +55,39 @@ READ_RETRY_DELAY_S = 0.2
 TX_RETRY_DELAY_S = 0.2
 TX_RETRY_MAX_DELAY_S = 1.0
 DEFAULT_RETRY_S = Neo4jSettings.model_fields["retry_seconds"].default
+DEFAULT_STATEMENT_TIMEOUT_S = Neo4jSettings.model_fields["statement_timeout_s"].default
+DEFAULT_PROBE_TIMEOUT_S = Neo4jSettings.model_fields["probe_timeout_s"].default
+# The server's codes for a transaction it terminated at its timeout (rolled back: safe to retry).
+TIMED_OUT_CODES = (
+    "Neo.ClientError.Transaction.TransactionTimedOut",
+    "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+)
 Row = dict[str, Any]
+# The readiness probe: a real read transaction on the database.
+PROBE = "queries/probes/ready"
 
 
 class Database:
     """Runs named Cypher statements (``cypher/<name>.cypher``) with parameters only."""
 
-    def __init__(self, driver: AsyncDriver, name: str = "neo4j", *, retry_s: float = DEFAULT_RETRY_S) -> None:
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        name: str = "neo4j",
+        *,
+        retry_s: float = DEFAULT_RETRY_S,
+        statement_timeout_s: float = DEFAULT_STATEMENT_TIMEOUT_S,
+        probe_timeout_s: float = DEFAULT_PROBE_TIMEOUT_S,
+    ) -> None:
         self.driver = driver
         self.name = name
-        # The longest a statement is retried after transient failures before it raises: what
-        # bounds a request's wait while Neo4j is unreachable.
+        # The longest a statement is retried after transient failures before it raises: no
+        # attempt starts after it. With the bound on one attempt (`statement_timeout_s`, on the
+        # client and as the server's transaction timeout) it bounds a request's wait on Neo4j:
+        # at most retry_s + statement_timeout_s, also when Neo4j is frozen or recovering.
         self.retry_s = retry_s
+        self.statement_timeout_s = statement_timeout_s
+        self.probe_timeout_s = probe_timeout_s
         # Counts statements sent, so tests can bound round trips (no N+1).
         self.round_trips = 0
         # Every session of this process shares bookmarks: on a cluster a read follows this
@@ -86,14 +113,32 @@ class Database:
             max_transaction_retry_time=0.0,
             notifications_min_severity="OFF",
         )
-        return cls(driver, settings.database, retry_s=settings.retry_seconds)
+        return cls(
+            driver,
+            settings.database,
+            retry_s=settings.retry_seconds,
+            statement_timeout_s=settings.statement_timeout_s,
+            probe_timeout_s=settings.probe_timeout_s,
+        )
 
     async def close(self) -> None:
         await self.driver.close()
 
-    async def ping(self) -> None:
+    async def ping(self, timeout_s: float | None = None) -> None:
+        """A real read transaction on the database (`cypher/queries/probes/ready.cypher`), once,
+        within `timeout_s` (default: the statement timeout; `/readyz` passes `probe_timeout_s`):
+        raises StoreUnavailable (StoreTimeout past the bound, StoreFailed for a DatabaseError)
+        when it fails. A connectivity check alone would pass on a server whose database refuses
+        every transaction."""
+        timeout_s = self.statement_timeout_s if timeout_s is None else timeout_s
+        self.round_trips += 1
         try:
-            await self.driver.verify_connectivity()
+            async with asyncio.timeout(timeout_s):
+                async with self._session(READ_ACCESS) as session:
+                    result = await session.run(Query(statement(PROBE), timeout=timeout_s))
+                    await result.consume()
+        except TimeoutError as error:
+            raise StoreTimeout(f"Neo4j did not answer a probe query within {timeout_s:g}s") from error
         except (DriverError, Neo4jError, OSError) as error:
             raise translate(error) from error
 
@@ -102,19 +147,20 @@ class Database:
         transaction (no separate COMMIT), so transient failures are retried here instead."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.retry_s
+        query = Query(statement(name), timeout=self.statement_timeout_s)
         for attempt in range(READ_ATTEMPTS):
             self.round_trips += 1
             try:
                 with timed_statement():
-                    async with self._session(READ_ACCESS) as session:
-                        result = await session.run(statement(name), params)
-                        return [_row(record) async for record in result]
-            except (ServiceUnavailable, SessionExpired, TransientError) as error:
-                if attempt + 1 == READ_ATTEMPTS or loop.time() >= deadline:
-                    raise translate(error) from error
+                    async with asyncio.timeout(self.statement_timeout_s):
+                        async with self._session(READ_ACCESS) as session:
+                            result = await session.run(query, params)
+                            return [_row(record) async for record in result]
+            except (TimeoutError, DriverError, Neo4jError) as error:
+                failure = self._failure(error, write=False, committing=False)
+                if not _retryable(error) or attempt + 1 == READ_ATTEMPTS or loop.time() >= deadline:
+                    raise failure from error
                 await asyncio.sleep(READ_RETRY_DELAY_S * (attempt + 1))
-            except (DriverError, Neo4jError) as error:
-                raise translate(error) from error
         raise AssertionError("unreachable")
 
     async def write(self, name: str, **params: Any) -> list[Row]:
@@ -138,36 +184,68 @@ class Database:
         try:
             async with self.driver.session(database=self.name) as session:
                 for _, text in statements_in(folder):
-                    await (await session.run(text, params)).consume()
+                    async with asyncio.timeout(self.statement_timeout_s):
+                        await (await session.run(text, params)).consume()
+        except TimeoutError as error:
+            raise self._failure(error, write=False, committing=False) from error
         except (DriverError, Neo4jError, OSError) as error:
             raise translate(error) from error
 
     async def _execute(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
-        """`work` in a managed transaction, tried again after transient failures until the retry
-        window closes. A failure raised here means nothing committed, except WriteOutcomeUnknown:
-        the connection broke during COMMIT, which is never retried (`work` need not be
-        idempotent, and a second run could apply it twice)."""
+        """`work` in a managed transaction, tried again after transient failures (and attempts
+        that ran out of time before COMMIT) until the retry window closes; each attempt bounded
+        by `statement_timeout_s`. A failure raised here means nothing committed, except
+        WriteOutcomeUnknown (the connection broke, the bound ran out or Neo4j failed with a
+        DatabaseError during COMMIT), which is never retried (`work` need not be idempotent, and a
+        second run could apply it twice)."""
+        committing = False
 
         async def counted(tx: AsyncManagedTransaction) -> T:
+            nonlocal committing
             self.round_trips += 1
-            return await work(tx)
+            done = await work(tx)
+            committing = True  # `work` returned: the driver sends COMMIT next
+            return done
 
+        bounded = unit_of_work(timeout=self.statement_timeout_s)(counted)  # the server's bound
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.retry_s
         delay = TX_RETRY_DELAY_S
         while True:
+            committing = False
             try:
                 with timed_statement():
-                    return await self._transaction(mode, counted)
-            except IncompleteCommit as error:
-                raise translate(error) from error
-            except (DriverError, Neo4jError) as error:
+                    async with asyncio.timeout(self.statement_timeout_s):  # the client's bound
+                        return await self._transaction(mode, bounded)
+            except (TimeoutError, DriverError, Neo4jError) as error:
+                failure = self._failure(error, write=mode == "write", committing=committing)
                 remaining = deadline - loop.time()
-                if not error.is_retryable() or remaining <= 0:
-                    raise translate(error) from error
+                if isinstance(failure, WriteOutcomeUnknown) or not _retryable(error) or remaining <= 0:
+                    raise failure from error
                 # Jitter spreads out the writers that failed together (one restart).
                 await asyncio.sleep(min(remaining, delay * random.uniform(0.5, 1.0)))  # noqa: S311
                 delay = min(TX_RETRY_MAX_DELAY_S, delay * 2)
+
+    def _failure(self, error: BaseException, *, write: bool, committing: bool) -> StoreError:
+        """The graph error of a failed attempt. A write's outcome is unknown when the failure
+        came with COMMIT in flight: a broken connection, the bound running out, or a
+        DatabaseError (e.g. the transaction log could not be appended). Not for a refusal Neo4j
+        answered as a client or transient error (it rolled back), nor for any failure before
+        COMMIT was sent: without COMMIT an explicit transaction cannot commit."""
+        if isinstance(error, TimeoutError):
+            if write and committing:
+                return WriteOutcomeUnknown(
+                    f"Neo4j did not answer COMMIT within {self.statement_timeout_s:g}s: "
+                    "the write may or may not be stored"
+                )
+            return StoreTimeout(f"Neo4j did not answer within {self.statement_timeout_s:g}s")
+        assert isinstance(error, DriverError | Neo4jError)
+        unanswered = isinstance(error, DriverError | DatabaseError)
+        if write and committing and unanswered:
+            if isinstance(error, IncompleteCommit):
+                return translate(error)
+            return WriteOutcomeUnknown(f"Neo4j failed a write, which may or may not be stored: {error}")
+        return translate(error)
 
     async def _transaction(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         """One attempt (the driver's retries are off, see connect)."""
@@ -178,12 +256,29 @@ class Database:
                 return await session.execute_write(work)
 
 
+def _retryable(error: BaseException) -> bool:
+    """Worth another attempt within the retry window: a transient failure, a lost connection,
+    an attempt that ran out of time (on the client, or at the server's transaction timeout).
+    Not a DatabaseError: such a server answers so until it is restarted."""
+    if isinstance(error, TimeoutError | ConnectionAcquisitionTimeoutError):
+        return True
+    if isinstance(error, Neo4jError) and error.code in TIMED_OUT_CODES:
+        return True
+    return isinstance(error, DriverError | Neo4jError) and error.is_retryable()
+
+
 def translate(error: DriverError | Neo4jError | OSError) -> StoreError:
     """The graph error for a driver error; the original stays attached as `__cause__`."""
     if isinstance(error, IncompleteCommit):  # before ServiceUnavailable, its base class
         return WriteOutcomeUnknown(f"the connection to Neo4j broke during COMMIT: {error}")
     if isinstance(error, ServiceUnavailable | SessionExpired | OSError):
         return StoreUnavailable(f"Neo4j is not reachable: {error}")
+    if isinstance(error, ConnectionAcquisitionTimeoutError):
+        return StoreTimeout(f"no connection to Neo4j could be had in time: {error}")
+    if isinstance(error, DatabaseError):
+        return StoreFailed(f"Neo4j failed (it may need a restart): {error.message or error}", error.code)
+    if isinstance(error, Neo4jError) and error.code in TIMED_OUT_CODES:
+        return StoreTimeout(f"Neo4j terminated the statement at its transaction timeout: {error.message}")
     if isinstance(error, TransientError):
         return StoreBusy(f"Neo4j could not complete the statement, retries exhausted: {error}")
     if isinstance(error, AuthError):

@@ -41,9 +41,28 @@ class StoreBusy(StoreUnavailable):
 
 
 class WriteOutcomeUnknown(StoreUnavailable):
-    """The connection broke while COMMIT was in flight (the driver's IncompleteCommit): the
-    transaction may or may not have committed. Never retried here: only an idempotent write
-    (one keyed by source_ref) is safe to send again."""
+    """A write's transaction may or may not have committed: the connection broke (the driver's
+    IncompleteCommit), its bound ran out, or Neo4j failed with a DatabaseError while COMMIT was
+    in flight. Never retried here: only an idempotent write (one keyed by source_ref) is
+    safe to send again."""
+
+
+class StoreFailed(StoreUnavailable):
+    """Neo4j answered with a DatabaseError (`Neo.DatabaseError.*`): the server itself failed, e.g.
+    its disk is full or read-only, and usually answers so until it is restarted. Not retried.
+    Raised by a write, nothing of it committed (it came before COMMIT); one that came during
+    COMMIT raises WriteOutcomeUnknown instead."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class StoreTimeout(StoreUnavailable):
+    """A statement did not complete within its bound (Neo4j frozen, recovering or overloaded):
+    abandoned on both sides (the driver's connection is closed, the server's transaction times
+    out). Raised by a write, nothing of it committed: one cut short during COMMIT raises
+    WriteOutcomeUnknown instead."""
 
 
 class StoreAuthFailed(StoreError):

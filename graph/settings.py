@@ -33,13 +33,20 @@ class Neo4jSettings(BaseSettings):
     password: SecretStr | None = None
     database: str = "neo4j"
     # Together these bound how long a request waits for an unreachable Neo4j before it answers
-    # UNAVAILABLE (docs/failures.md#outages): a write is retried for at most `retry_seconds`, each attempt
+    # UNAVAILABLE (docs/failures.md#the-shape-of-an-outage): a write is retried for at most `retry_seconds`, each attempt
     # waiting at most `acquisition_timeout_s` for a connection (which includes opening one, itself
     # bounded by `connection_timeout_s`). Under a refused connection (Neo4j down on a reachable
     # host) an attempt fails at once, so a write answers within `retry_seconds` and a bit.
     connection_timeout_s: float = Field(default=5.0, gt=0)
     acquisition_timeout_s: float = Field(default=6.0, gt=0)
     retry_seconds: float = Field(default=5.0, ge=0)
+    # The bound on one attempt of a statement (acquiring a connection, running, committing), on
+    # the client and as Neo4j's transaction timeout: a statement stuck on a frozen or recovering
+    # server is abandoned after it, so a request waits on Neo4j at most retry_seconds plus this
+    # (docs/failures.md).
+    statement_timeout_s: float = Field(default=20.0, gt=0)
+    # The bound on `/readyz`'s probe query: ready only when it answered within it.
+    probe_timeout_s: float = Field(default=3.0, gt=0)
 
     # Local server (`recmem neo4j ...`).
     version: str = NEO4J_VERSION
@@ -58,6 +65,8 @@ class Neo4jSettings(BaseSettings):
             self.uri = f"bolt://127.0.0.1:{self.port}"
         # The driver requires it: acquiring a connection may mean opening one.
         self.acquisition_timeout_s = max(self.acquisition_timeout_s, self.connection_timeout_s)
+        # An attempt includes acquiring its connection.
+        self.statement_timeout_s = max(self.statement_timeout_s, self.acquisition_timeout_s)
         return self
 
     @property

@@ -20,7 +20,7 @@ from api.context import new_request_id, services_of
 from api.errors import ErrorCode
 from api.mcp.caller import Caller, admit_caller
 from api.mcp.server import MemoryMCP
-from api.responses import STATUS
+from api.responses import STATUS, UNAVAILABLE_HEADERS
 from api.services import Services
 from api.settings import ApiSettings
 
@@ -33,10 +33,14 @@ def _refusal(
 ) -> Response:
     """A JSON-RPC error answered before the SDK sees the request (MCP clients read its message)."""
     rpc = INTERNAL_ERROR if code is ErrorCode.INTERNAL else INVALID_REQUEST
+    data: dict[str, object] = {"code": code.value}
+    if code is ErrorCode.UNAVAILABLE:
+        data["written"] = False  # refused before any tool ran
+        headers = {**UNAVAILABLE_HEADERS, **(headers or {})}
     body = {
         "jsonrpc": "2.0",
         "id": None,
-        "error": {"code": rpc, "message": f"{code.value}: {message}", "data": {"code": code.value}},
+        "error": {"code": rpc, "message": f"{code.value}: {message}", "data": data},
     }
     return JSONResponse(body, status_code=status or STATUS[code], headers=headers)
 

@@ -8,10 +8,12 @@ from graphql import GraphQLError
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
-from api.errors import ErrorCode, classify
+from api.errors import ErrorCode, classify, outcome_unknown
 
 # Named for the endpoint, not the module: every MCP log line under one name.
 log = logging.getLogger("api.mcp")
+# The tools that write what the caller sent (`answer` records only its own run).
+WRITING_TOOLS = frozenset({"remember", "forget_interaction"})
 
 
 def tool_error(tool: str, error: BaseException, request_id: str) -> CallToolResult:
@@ -31,5 +33,16 @@ def tool_error(tool: str, error: BaseException, request_id: str) -> CallToolResu
         message = f"internal error (request id {request_id})"
     elif code is ErrorCode.UNAVAILABLE:
         log.warning("MCP tool %s (request %s): unavailable: %r", tool, request_id, cause)
+        message = f"{message} ({_written(tool, error, cause)})"
     line = " ".join(f"{code.value}: {message}".split())
     return CallToolResult(content=[TextContent(type="text", text=line)], is_error=True)
+
+
+def _written(tool: str, error: BaseException, cause: BaseException) -> str:
+    """The UNAVAILABLE line's `written: false` or `written: unknown`, as GraphQL's
+    `extensions.written`: unknown when a write may have committed (its COMMIT in flight, or the
+    call's timeout cancelling a writing tool), with what to do."""
+    cut_short = isinstance(error, TimeoutError) and tool in WRITING_TOOLS
+    if outcome_unknown(cause) or cut_short:
+        return "written: unknown; resend with the same source_ref, a stored turn is not stored twice"
+    return "written: false"

@@ -131,7 +131,7 @@ async def test_internal_errors_are_masked_and_outages_unavailable(
     assert errors[0]["extensions"]["code"] == "INTERNAL"
     assert "hunter2" not in str(errors) and errors[0]["extensions"]["requestId"] in errors[0]["message"]
     monkeypatch.setattr(engine, "recall", outage)
-    unavailable = await caller.post(query)  # 503 with Retry-After (docs/failures.md#outages)
+    unavailable = await caller.post(query)  # 503 with Retry-After (docs/failures.md#the-shape-of-an-outage)
     assert unavailable.status_code == 503 and unavailable.headers["retry-after"]
     errors = unavailable.json()["errors"]
     assert errors[0]["extensions"]["code"] == "UNAVAILABLE" and "10.0.0.5" not in str(errors)
