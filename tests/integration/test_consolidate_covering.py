@@ -14,8 +14,8 @@ from consolidation.providers.embedders.hashing import HashingEmbedder
 from graph.database import Database
 from graph.leases import LeaseStore
 from graph.models import Owner
-from tests.support.engines import DIMENSION, engine_settings, lease_of
 from tests.support.concurrent_writer import sushi_unit
+from tests.support.engines import DIMENSION, engine_settings, lease_of
 
 WAIT_S = 60.0
 
