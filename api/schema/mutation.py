@@ -128,8 +128,9 @@ Consolidate = Annotated[
 ]
 
 
-# The sourceRef the service gives a unit sent without one (docs/failures.md#the-shape-of-an-outage): every write is then
-# keyed, and an error can name the key to resend it with, so that no retry stores it twice.
+# The sourceRef the service gives a unit sent without one (docs/failures.md#the-shape-of-an-outage):
+# every write is then keyed, and an error can name the key to resend it with, so that no retry
+# stores it twice.
 GENERATED_REF_PREFIX = "recmem:"
 
 
