@@ -35,8 +35,9 @@ class Neo4jSettings(BaseSettings):
     # Together these bound how long a request waits for an unreachable Neo4j before it answers
     # UNAVAILABLE (docs/failures.md#the-shape-of-an-outage): a write is retried for at most
     # `retry_seconds`, each attempt waiting at most `acquisition_timeout_s` for a connection
-    # (which includes opening one, itself bounded by `connection_timeout_s`). Under a refused connection (Neo4j down on a reachable
-    # host) an attempt fails at once, so a write answers within `retry_seconds` and a bit.
+    # (which includes opening one, itself bounded by `connection_timeout_s`). Under a refused
+    # connection (Neo4j down on a reachable host) an attempt fails at once, so a write answers
+    # within `retry_seconds` and a bit.
     connection_timeout_s: float = Field(default=5.0, gt=0)
     acquisition_timeout_s: float = Field(default=6.0, gt=0)
     retry_seconds: float = Field(default=5.0, ge=0)
