@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support.api import Caller, api_app, caller, client
-
-__all__ = ["api_app", "caller", "client"]
+from tests.support.api import Caller
 
 # Written in this order: a later session first, one far in the future, then an early one, and two
 # turns said at the same instant (their seq decides).

@@ -3,9 +3,7 @@ fusion of the similarity and lexical rankings) and come sorted by it, highest fi
 
 from __future__ import annotations
 
-from tests.support.api import Caller, api_app, caller, client, tell_story
-
-__all__ = ["api_app", "caller", "client"]
+from tests.support.api import Caller, tell_story
 
 RECALL = """
 query($q: String!) {

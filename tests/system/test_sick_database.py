@@ -414,7 +414,6 @@ async def warm(http: httpx.AsyncClient, stack: Stack, count: int) -> None:
 # -- 1. the database needs a restart (its disk is full) ------------------------------------------
 
 
-@pytest.mark.slow
 async def test_a_database_that_needs_a_restart_is_unavailable_with_retry_after(stack: Stack) -> None:
     """A full data disk: Neo4j fails the next commit (Neo.DatabaseError.Transaction.
     TransactionLogError) and from then on refuses every transaction with "needs to be
@@ -475,7 +474,6 @@ async def test_a_database_that_needs_a_restart_is_unavailable_with_retry_after(s
 # -- 2. a frozen Neo4j ---------------------------------------------------------------------------
 
 
-@pytest.mark.slow
 async def test_a_frozen_neo4j_answers_within_the_bound_and_recovers(stack: Stack) -> None:
     """SIGSTOP for longer than the bound, with requests in flight and arriving: each answers
     UNAVAILABLE within retry window + statement timeout, not after the freeze."""
@@ -513,7 +511,6 @@ async def test_a_frozen_neo4j_answers_within_the_bound_and_recovers(stack: Stack
 # -- 3. a crash and a restart --------------------------------------------------------------------
 
 
-@pytest.mark.slow
 async def test_a_crash_and_restart_answers_within_the_bound_and_loses_nothing(stack: Stack) -> None:
     """SIGKILL under writes, then a restart on the same home and port: while down, each write is
     refused at once; once Bolt accepts again, each answers (stored, or refused) within the
