@@ -45,7 +45,8 @@ def query_terms(text: str) -> list[str]:
 def rank(
     items: Sequence[Item], field: str, terms: Sequence[str], documents: int, k: int
 ) -> list[tuple[Item, float]]:
-    """The best `k` of `items` by BM25 of `terms` over `item[field]`, best first (ties by id).
+    """The best `k` of `items` by BM25 of `terms` over `item[field]`, best first; ties by text,
+    then id (so that only items of the same text order by their random ids).
 
     `items` must be every searched item of the user that holds a query word, and `documents`
     the number of items searched: document frequencies are counted over `items`, N is
@@ -71,5 +72,5 @@ def rank(
                 score += weight * tf * (K1 + 1.0) / (tf + norm)
         if score > 0.0:
             scored.append((item, score))
-    scored.sort(key=lambda pair: (-pair[1], pair[0]["id"]))
+    scored.sort(key=lambda pair: (-pair[1], pair[0][field] or "", pair[0]["id"]))
     return scored[:k]

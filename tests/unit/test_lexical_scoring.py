@@ -39,10 +39,10 @@ def test_scores_are_bm25_over_the_given_items_and_their_count() -> None:
     assert dict((i["id"], s) for i, s in found)["i02"] < dict((i["id"], s) for i, s in found)["i03"]
 
 
-def test_items_without_a_query_word_drop_and_ties_go_by_id() -> None:
-    items = [_item(3, "red apple"), _item(1, "red apple"), _item(2, "blue sky")]
-    found = rank(items, "text", ["apple"], documents=3, k=10)
-    assert [i["id"] for i, _ in found] == ["i01", "i03"]
-    assert rank(items, "text", ["apple"], documents=3, k=1)[0][0]["id"] == "i01"
+def test_items_without_a_query_word_drop_and_ties_go_by_text_then_id() -> None:
+    items = [_item(3, "red apple"), _item(1, "red apple"), _item(2, "blue sky"), _item(0, "rad apple")]
+    found = rank(items, "text", ["apple"], documents=4, k=10)
+    assert [i["id"] for i, _ in found] == ["i00", "i01", "i03"]
+    assert rank(items, "text", ["apple"], documents=4, k=2)[1][0]["id"] == "i01"
     assert rank(items, "text", [], documents=3, k=10) == []
     assert rank([], "text", ["apple"], documents=0, k=10) == []
