@@ -45,12 +45,14 @@ def query_terms(text: str) -> list[str]:
 def rank(
     items: Sequence[Item], field: str, terms: Sequence[str], documents: int, k: int
 ) -> list[tuple[Item, float]]:
-    """The best `k` of `items` by BM25 of `terms` over `item[field]`, best first; ties by text,
-    then id (so that only items of the same text order by their random ids).
+    """The best `k` of the `items` marked `searched` (unmarked: all) by BM25 of `terms` over
+    `item[field]`, best first; ties by text, then id (so that only items of the same text order
+    by their random ids).
 
-    `items` must be every searched item of the user that holds a query word, and `documents`
-    the number of items searched: document frequencies are counted over `items`, N is
-    `documents`, and the average length is that of `items`. Items without a query word drop.
+    `items` must be every item of the user in the layer that holds a query word, whatever its
+    state, and `documents` the number of the user's items there: document frequencies are counted
+    over `items`, N is `documents`, and the average length is that of `items`. Items without a
+    query word drop.
     """
     if not items or not terms or k <= 0:
         return []
@@ -70,7 +72,7 @@ def rank(
             tf = counts.get(term, 0)
             if tf:
                 score += weight * tf * (K1 + 1.0) / (tf + norm)
-        if score > 0.0:
+        if score > 0.0 and item.get("searched", True):
             scored.append((item, score))
     scored.sort(key=lambda pair: (-pair[1], pair[0][field] or "", pair[0]["id"]))
     return scored[:k]

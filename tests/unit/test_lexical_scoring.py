@@ -46,3 +46,12 @@ def test_items_without_a_query_word_drop_and_ties_go_by_text_then_id() -> None:
     assert rank(items, "text", ["apple"], documents=4, k=2)[1][0]["id"] == "i01"
     assert rank(items, "text", [], documents=3, k=10) == []
     assert rank([], "text", ["apple"], documents=0, k=10) == []
+
+
+def test_items_not_searched_count_in_the_statistics_but_are_not_returned() -> None:
+    items = [_item(1, "red apple"), _item(2, "green apple pie"), _item(3, "apple")]
+    hidden = [items[0], items[1], {**items[2], "searched": False}]
+    assert [i["id"] for i, _ in rank(hidden, "text", ["apple"], documents=3, k=10)] == ["i01", "i02"]
+    assert rank(hidden, "text", ["apple"], documents=3, k=10) == [
+        pair for pair in rank(items, "text", ["apple"], documents=3, k=10) if pair[0]["id"] != "i03"
+    ]
