@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 
+from graph.lexical import MAX_TERMS, words
 from graph.models import Owner
 
 _SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
-_WORD = re.compile(r"\w+", re.UNICODE)
-MAX_TERMS = 32
 
 
 def escape(term: str) -> str:
@@ -20,7 +19,7 @@ def lucene_query(text: str, owner: Owner) -> str | None:
 
     Words are OR-ed so partial matches still rank; the field names are fixed by the indexes.
     """
-    words = [escape(w) for w in _WORD.findall(text.lower())][:MAX_TERMS]
-    if not words:
+    escaped = [escape(w) for w in words(text)][:MAX_TERMS]
+    if not escaped:
         return None
-    return f"+owner_key:{owner.key} +({' '.join(words)})"
+    return f"+owner_key:{owner.key} +({' '.join(escaped)})"

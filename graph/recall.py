@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar
 
 from graph.database import Database, Row
 from graph.interactions import SEARCH_POOL
+from graph.lexical import query_terms, rank
 from graph.lucene import lucene_query
 from graph.models import Episode, Fact, Hit, Interaction, Owner
 from graph.records import episode_from, fact_from, interaction_from
@@ -23,7 +24,8 @@ EXACT_LIMIT = 1_000
 
 @dataclass(frozen=True)
 class Candidates(Generic[T]):
-    """One layer's hits: by embedding (plain cosine) and by full-text (Lucene score), best first."""
+    """One layer's hits: by embedding (plain cosine) and by words (BM25 over the user's own
+    items, graph/lexical.py), best first."""
 
     dense: list[Hit[T]]
     lexical: list[Hit[T]]
@@ -80,16 +82,19 @@ class RecallSearch:
             exact_limit=self.exact_limit,
         )
         lucene = lucene_query(text, owner) if text is not None else None
-        if lucene is None:
+        if text is None or lucene is None:
             dense_row, lexical_row = (await dense)[0], None
         else:
             lexical = self.db.read("queries/recall/lexical", **scope, lucene=lucene)
             dense_rows, lexical_rows = await asyncio.gather(dense, lexical)
             dense_row, lexical_row = dense_rows[0], lexical_rows[0]
+        terms = query_terms(text) if lexical_row is not None and text is not None else []
         return RecallCandidates(
-            interactions=_layer(dense_row, lexical_row, "interactions", interaction_from),
-            episodes=_layer(dense_row, lexical_row, "episodes", episode_from),
-            facts=_layer(dense_row, lexical_row, "facts", fact_from),
+            interactions=_layer(
+                dense_row, lexical_row, terms, "interactions", "text", interactions, interaction_from
+            ),
+            episodes=_layer(dense_row, lexical_row, terms, "episodes", "summary", episodes, episode_from),
+            facts=_layer(dense_row, lexical_row, terms, "facts", "text", facts, fact_from),
         )
 
     async def sentence_vectors(self, owner: Owner, ids: list[str]) -> dict[str, bytes]:
@@ -116,9 +121,17 @@ class RecallSearch:
 
 
 def _layer(
-    dense: Row, lexical: Row | None, layer: str, record: Callable[[dict[str, Any]], T]
+    dense: Row,
+    lexical: Row | None,
+    terms: list[str],
+    layer: str,
+    field: str,
+    k: int,
+    record: Callable[[dict[str, Any]], T],
 ) -> Candidates[T]:
-    def hits(row: Row | None, key: str) -> list[Hit[T]]:
-        return [Hit(record(h["item"]), float(h["score"])) for h in row[key]] if row else []
-
-    return Candidates(hits(dense, f"{layer}_dense"), hits(lexical, f"{layer}_lexical"))
+    """The layer's dense hits as read; its lexical hits ranked by the user's own BM25."""
+    found = [Hit(record(h["item"]), float(h["score"])) for h in dense[f"{layer}_dense"]]
+    if lexical is None:
+        return Candidates(found, [])
+    best = rank(lexical[f"{layer}_lexical"], field, terms, lexical[f"{layer}_held"], k)
+    return Candidates(found, [Hit(record(dict(item)), score) for item, score in best])

@@ -1,0 +1,78 @@
+"""BM25 over one user's own items: the lexical view's scores, whatever other tenants store.
+
+The full-text index only finds the candidates (every item of the user that holds a query word);
+the scores use statistics of that user alone (docs/design/lexical-scoring.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+# Lucene's BM25 defaults.
+K1 = 1.2
+B = 0.75
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_TERMS = 32
+# Texts whose word counts are kept between recalls: each recall scores most of a user's items
+# again, and splitting their texts is most of its Python time.
+COUNTED_TEXTS = 8_192
+
+Item = Mapping[str, Any]
+
+
+def words(text: str) -> list[str]:
+    """The words of a query or a document, lowercased: the same rule for both."""
+    return _WORD.findall(text.lower())
+
+
+@lru_cache(maxsize=COUNTED_TEXTS)
+def _counted(text: str) -> tuple[Counter[str], int]:
+    """A text's word counts and its length in words (shared: never to be changed)."""
+    found = words(text)
+    return Counter(found), len(found)
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct words of a query, in order, at most `MAX_TERMS` of them."""
+    return list(dict.fromkeys(words(text)[:MAX_TERMS]))
+
+
+def rank(
+    items: Sequence[Item], field: str, terms: Sequence[str], documents: int, k: int
+) -> list[tuple[Item, float]]:
+    """The best `k` of the `items` marked `searched` (unmarked: all) by BM25 of `terms` over
+    `item[field]`, best first; ties by text, then id (so that only items of the same text order
+    by their random ids).
+
+    `items` must be every item of the user in the layer that holds a query word, whatever its
+    state, and `documents` the number of the user's items there: document frequencies are counted
+    over `items`, N is `documents`, and the average length is that of `items`. Items without a
+    query word drop.
+    """
+    if not items or not terms or k <= 0:
+        return []
+    counted, lengths = zip(*(_counted(item[field] or "") for item in items), strict=True)
+    average = sum(lengths) / len(lengths) or 1.0
+    n = max(documents, len(items))
+    idf = {}
+    for term in terms:
+        df = sum(1 for c in counted if term in c)
+        if df:
+            idf[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    scored = []
+    for item, counts, length in zip(items, counted, lengths, strict=True):
+        norm = K1 * (1.0 - B + B * length / average)
+        score = 0.0
+        for term, weight in idf.items():
+            tf = counts.get(term, 0)
+            if tf:
+                score += weight * tf * (K1 + 1.0) / (tf + norm)
+        if score > 0.0 and item.get("searched", True):
+            scored.append((item, score))
+    scored.sort(key=lambda pair: (-pair[1], pair[0][field] or "", pair[0]["id"]))
+    return scored[:k]

@@ -1,0 +1,57 @@
+"""BM25 over one user's items (graph/lexical.py), against a direct computation."""
+
+from __future__ import annotations
+
+import math
+
+from graph.lexical import K1, B, query_terms, rank, words
+
+
+def _item(n: int, text: str) -> dict[str, str]:
+    return {"id": f"i{n:02d}", "text": text}
+
+
+def _bm25(text: str, terms: list[str], texts: list[str], documents: int) -> float:
+    """BM25 written out once more, term by term, for the comparison."""
+    average = sum(len(words(t)) for t in texts) / len(texts)
+    score = 0.0
+    for term in terms:
+        df = sum(term in words(t) for t in texts)
+        tf = words(text).count(term)
+        if df and tf:
+            idf = math.log(1 + (documents - df + 0.5) / (df + 0.5))
+            score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(words(text)) / average))
+    return score
+
+
+def test_scores_are_bm25_over_the_given_items_and_their_count() -> None:
+    texts = ["Violin lesson on Monday", "the violin, the violin again", "garden and tomato seeds", "violin"]
+    items = [_item(n, t) for n, t in enumerate(texts)]
+    terms = query_terms("Violin garden GARDEN")
+    assert terms == ["violin", "garden"]
+    found = rank(items, "text", terms, documents=40, k=10)
+    assert [(i["id"], s) for i, s in found] == sorted(
+        ((i["id"], _bm25(i["text"], terms, texts, 40)) for i in items), key=lambda p: -p[1]
+    )
+    # The collection's size moves the weights: with 4 items "violin" (in 3) is common.
+    small = dict((i["id"], s) for i, s in rank(items, "text", terms, documents=4, k=10))
+    assert small["i02"] > small["i03"]
+    assert dict((i["id"], s) for i, s in found)["i02"] < dict((i["id"], s) for i, s in found)["i03"]
+
+
+def test_items_without_a_query_word_drop_and_ties_go_by_text_then_id() -> None:
+    items = [_item(3, "red apple"), _item(1, "red apple"), _item(2, "blue sky"), _item(0, "rad apple")]
+    found = rank(items, "text", ["apple"], documents=4, k=10)
+    assert [i["id"] for i, _ in found] == ["i00", "i01", "i03"]
+    assert rank(items, "text", ["apple"], documents=4, k=2)[1][0]["id"] == "i01"
+    assert rank(items, "text", [], documents=3, k=10) == []
+    assert rank([], "text", ["apple"], documents=0, k=10) == []
+
+
+def test_items_not_searched_count_in_the_statistics_but_are_not_returned() -> None:
+    items = [_item(1, "red apple"), _item(2, "green apple pie"), _item(3, "apple")]
+    hidden = [items[0], items[1], {**items[2], "searched": False}]
+    assert [i["id"] for i, _ in rank(hidden, "text", ["apple"], documents=3, k=10)] == ["i01", "i02"]
+    assert rank(hidden, "text", ["apple"], documents=3, k=10) == [
+        pair for pair in rank(items, "text", ["apple"], documents=3, k=10) if pair[0]["id"] != "i03"
+    ]
