@@ -6,13 +6,13 @@ import random
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from consolidation.embedders.hashing import HashingEmbedder
+from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
-from consolidation.offline import OfflineConsolidator
+from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.types import Recall, Unit
 from graph.database import Database
 from graph.models import Owner
-from tests.conftest import DIMENSION, engine_settings
+from tests.support.engines import DIMENSION, engine_settings
 
 T0 = datetime(2023, 5, 8, 9, 0, tzinfo=UTC)
 MUSIC = ["violin", "piano", "concert", "rehearsal", "orchestra", "melody"]
