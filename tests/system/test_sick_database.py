@@ -447,11 +447,17 @@ async def test_a_database_that_needs_a_restart_is_unavailable_with_retry_after(s
             assert in_namespace(stack.namespace, "rm", f"{data}/fill").returncode == 0
 
         assert_answered_in_time(answers, BOUND_S + SLACK_S)
+        # The recall sent beside the first writes reads only: it may finish before one of those
+        # writes finds the disk full and the database gives up. Every write, and everything sent
+        # after the first wave, is refused.
+        first_recall = answers[4]
         for answer in answers:
+            if answer is first_recall and not refused(answer):
+                continue
             assert refused(answer), f"{answer.what} succeeded on a full disk: {answer}"
             assert_refusal(answer, write=answer.what != "recall")
         # "Needs to be restarted": a database error, not retried, answers at once.
-        late = [a for a in answers if a.what in ("remember full-late", "recall")]
+        late = [a for a in answers[7:] if a.what in ("remember full-late", "recall")]
         assert_answered_in_time(late, 1.0 + SLACK_S)
 
         # It stays sick until restarted.
