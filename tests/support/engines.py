@@ -45,11 +45,11 @@ def llm_engine(db: Database, server: LocalLLMServer, **overrides: object) -> Mem
 
 
 async def lease_of(db: Database, owner: Owner) -> object:
-    """Who holds the user's consolidation lease (None: nobody)."""
+    """Who holds the user's consolidation lease (None: nobody, or no such user yet)."""
     rows = await db.driver.execute_query(
         "MATCH (u:User {tenant: $t, id: $u}) RETURN u.lease_holder AS holder",
         t=owner.tenant,
         u=owner.user_id,
         database_=db.name,
     )
-    return rows.records[0]["holder"]
+    return rows.records[0]["holder"] if rows.records else None

@@ -254,8 +254,15 @@ async def test_two_engines_share_the_users_and_each_subscriber_hears_both(db: Da
                 return feeds_of(first) == 1 and feeds_of(second) == 1
 
             await until(listening, 30, "both feeds")
+
             # Deterministic origins first: a topic of the watched user consolidated by each engine.
+            # A write with consolidate=True reports the pass of whoever holds the user's lease, so
+            # each engine writes its topic only once no pass of the other holds it.
+            async def lease_free() -> bool:
+                return await lease_of(db, watched) is None
+
             for engine, topic in ((first, TOPICS[4]), (second, TOPICS[5])):
+                await until(lease_free, 60, "the watched user's lease released")
                 for text in turns([topic], 3, "inline"):
                     await engine.remember(watched, Unit(text=text, speaker="Alice"), consolidate=True)
             texts = turns(TOPICS[:4], 4, "x")
@@ -443,8 +450,15 @@ async def test_two_service_processes_share_the_work_and_every_subscriber_sees_ev
                     return all([await feeds_at(http, b) >= 1 for b in bases])
 
                 await until(listening, 60, "a feed on each process")
-                # Deterministic origins first: one topic consolidated inline by each process.
+
+                # Deterministic origins first: one topic consolidated inline by each process, each
+                # once no pass of the other holds the user's lease (a write with consolidate=true
+                # reports the pass of whoever holds it).
+                async def lease_free() -> bool:
+                    return await lease_of(db, Owner(tenant, watched)) is None
+
                 for process, topic in ((0, TOPICS[0]), (1, TOPICS[1])):
+                    await until(lease_free, 60, "the watched user's lease released")
                     for text in turns([topic], 3, f"p{process}-"):
                         await remember(bases[process], watched, text, consolidate=True)
                 # Then the load: four writers, two on each process, every user written on both.
