@@ -110,6 +110,8 @@ class MemoryEngine:
                     embedding=vector,
                     session_id=u.session_id,
                     source_ref=u.source_ref,
+                    agent_id=u.agent_id,
+                    metadata=u.metadata or None,
                     sentence_vectors=packed,
                 )
                 for u, vector, packed in zip(units, vectors, sentence_vectors, strict=True)
@@ -449,4 +451,6 @@ def _as_stored(owner: Owner, item: NewInteraction, stored: StoredInteraction) ->
         seq=stored.seq,
         consolidated=False,
         source_ref=item.source_ref,
+        agent_id=item.agent_id,
+        metadata=dict(item.metadata) if item.metadata else None,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -21,6 +22,9 @@ class Unit(BaseModel):
     occurred_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     session_id: str | None = Field(default=None, max_length=MAX_ID_CHARS)
     source_ref: str | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS)
+    agent_id: str | None = Field(default=None, max_length=MAX_ID_CHARS)
+    # Checked by consolidation/writing/checks.py (graph/scopes.py: its rules), not coerced here.
+    metadata: dict[str, Any] | None = None
 
     @field_validator("occurred_at")
     @classmethod

@@ -11,6 +11,7 @@ from graph.database import Database, Row
 from graph.errors import InvalidInput
 from graph.models import Hit, Interaction, NewInteraction, Owner, StoredInteraction, new_id
 from graph.records import interaction_from
+from graph.scopes import metadata_json, scope_tokens
 from graph.validation import require_aware
 from graph.vectors import vector_param
 from graph.vocabulary import INTERACTION_ID_PREFIX
@@ -188,6 +189,9 @@ def _row(record_id: str, item: NewInteraction, embedding: Vector) -> dict[str, A
         "source_ref": item.source_ref,
         "embedding": embedding,
         "sentence_vectors": item.sentence_vectors,
+        "agent_id": item.agent_id,
+        "metadata": metadata_json(item.metadata),
+        "scopes": scope_tokens(item.agent_id, item.session_id, item.speaker, item.metadata),
     }
 
 

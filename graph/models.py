@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -45,6 +46,9 @@ class NewInteraction:
     embedding: VectorValues
     session_id: str | None = None
     source_ref: str | None = None
+    agent_id: str | None = None
+    # Checked already (graph/scopes.py); stored as JSON beside its scope tokens.
+    metadata: Mapping[str, Any] | None = field(default=None, hash=False)
     # Its sentences' unit vectors as float16 bytes, row after row (consolidation/recall/sentences.py);
     # None for a turn of one sentence.
     sentence_vectors: bytes | None = None
@@ -85,6 +89,8 @@ class Interaction(MemoryNode):
     consolidated_at: datetime | None = None
     # Whether the recurrence gate has yet to run on it; None when the read did not fetch that.
     pending: bool | None = None
+    agent_id: str | None = None
+    metadata: dict[str, Any] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,8 @@ class Episode(MemoryNode):
     current: bool
     valid_from: datetime
     superseded_at: datetime | None = None
+    # The scope tokens of its sources (graph/scopes.py); None where a read did not fetch them.
+    scopes: list[str] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True)
@@ -108,6 +116,8 @@ class Fact(MemoryNode):
     valid_from: datetime
     valid_to: datetime | None
     created_at: datetime
+    # The scope tokens of its sources (graph/scopes.py); None where a read did not fetch them.
+    scopes: list[str] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin, get
 
 from graph import models
 from graph.models import to_python
+from graph.scopes import metadata_from
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -87,6 +88,7 @@ interaction_from = decoder(
     models.Interaction,
     # Pending means `gate_checked = false`, as the sweeper and the backlog count it.
     pending=lambda data: data["gate_checked"] is False if "gate_checked" in data else None,
+    metadata=lambda data: metadata_from(data.get("metadata")),
 )
 episode_from = decoder(models.Episode)
 fact_from = decoder(models.Fact)

@@ -60,3 +60,14 @@ MAX_SUMMARY_BYTES = 1 << 20
 MAX_FACT_BYTES = 1 << 16
 # A context larger than any current model's window is a mistake, not a request.
 MAX_CONTEXT_TOKENS = 200_000
+
+# -- an interaction's metadata map (graph/scopes.py; docs/scopes.md#metadata) ----------------
+MAX_METADATA_KEYS = 32
+MAX_METADATA_KEY_BYTES = 64
+# One value: a string, or a list of strings as JSON; and one string of a list.
+MAX_METADATA_VALUE_BYTES = 512
+MAX_METADATA_LIST_ITEMS = 32
+# The whole map as compact JSON.
+MAX_METADATA_BYTES = 4096
+# How many values one filter may list (agents, sessions, speakers, one metadata key's `in`).
+MAX_FILTER_VALUES = 100

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from recmem_client.document import Document
 
@@ -186,6 +186,10 @@ class Episode:
     superseded_at: datetime | None
     # When memory wrote this version.
     created_at: datetime
+    # The agents of its source interactions (docs/scopes.md).
+    agent_ids: tuple[str, ...]
+    # The sessions of its source interactions (docs/scopes.md).
+    session_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +234,10 @@ class Fact:
     valid_to: datetime | None
     # When memory wrote it.
     created_at: datetime
+    # The agents of the interactions it rests on (docs/scopes.md).
+    agent_ids: tuple[str, ...]
+    # The sessions of the interactions it rests on (docs/scopes.md).
+    session_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +310,10 @@ class Interaction:
     consolidated_at: datetime | None
     # The caller's own id for it (idempotency key).
     source_ref: str | None
+    # The agent that recorded it, if the caller said.
+    agent_id: str | None
+    # The caller's metadata map (string keys; string, number, boolean or string-list values).
+    metadata: Any | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,6 +441,12 @@ class RememberInput(TypedDict):
     sessionId: NotRequired[str | None]
     # The caller's id for it; resending the same one stores nothing new.
     sourceRef: NotRequired[str | None]
+    # The agent recording it.
+    agentId: NotRequired[str | None]
+    # A small map to filter by later: keys of letters, digits, `_`, `.`, `-` (at most 64 bytes); values
+    # a string, number, boolean or list of strings (at most 512 bytes); at most 32 keys and 4 KB as JSON
+    # (docs/scopes.md#metadata).
+    metadata: NotRequired[Any | None]
     # The user (created on first use within the tenant).
     userId: str
 
@@ -446,6 +464,12 @@ class UnitInput(TypedDict):
     sessionId: NotRequired[str | None]
     # The caller's id for it; resending the same one stores nothing new.
     sourceRef: NotRequired[str | None]
+    # The agent recording it.
+    agentId: NotRequired[str | None]
+    # A small map to filter by later: keys of letters, digits, `_`, `.`, `-` (at most 64 bytes); values
+    # a string, number, boolean or list of strings (at most 512 bytes); at most 32 keys and 4 KB as JSON
+    # (docs/scopes.md#metadata).
+    metadata: NotRequired[Any | None]
 
 
 class ForgetInteractionVariables(TypedDict):
@@ -547,12 +571,13 @@ fragment Recall on Recall {
   context { text tokens budget items { layer id line tokens score rankScore sourceIds } }
 }
 fragment Interaction on Interaction {
-  id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef
+  id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata
 }
 fragment Episode on Episode {
-  id userId title summary version current firstAt lastAt validFrom supersededAt createdAt
+  id userId title summary version current firstAt lastAt validFrom supersededAt createdAt agentIds
+  sessionIds
 }
-fragment Fact on Fact { id userId text kind status validFrom validTo createdAt }""",
+fragment Fact on Fact { id userId text kind status validFrom validTo createdAt agentIds sessionIds }""",
 )
 
 
@@ -574,12 +599,13 @@ fragment Recall on Recall {
   context { text tokens budget items { layer id line tokens score rankScore sourceIds } }
 }
 fragment Interaction on Interaction {
-  id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef
+  id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata
 }
 fragment Episode on Episode {
-  id userId title summary version current firstAt lastAt validFrom supersededAt createdAt
+  id userId title summary version current firstAt lastAt validFrom supersededAt createdAt agentIds
+  sessionIds
 }
-fragment Fact on Fact { id userId text kind status validFrom validTo createdAt }""",
+fragment Fact on Fact { id userId text kind status validFrom validTo createdAt agentIds sessionIds }""",
 )
 
 
@@ -601,12 +627,13 @@ AUDIT: Document[AuditVariables, FactAudit] = Document(
     }
   }
 }
-fragment Fact on Fact { id userId text kind status validFrom validTo createdAt }
+fragment Fact on Fact { id userId text kind status validFrom validTo createdAt agentIds sessionIds }
 fragment Episode on Episode {
-  id userId title summary version current firstAt lastAt validFrom supersededAt createdAt
+  id userId title summary version current firstAt lastAt validFrom supersededAt createdAt agentIds
+  sessionIds
 }
 fragment Interaction on Interaction {
-  id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef
+  id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata
 }
 fragment FactChange on FactChange { fact { ...Fact } reason at }
 fragment ConsolidationRun on ConsolidationRun {
@@ -634,7 +661,7 @@ fragment ConsolidationEvent on ConsolidationEvent {
   llmCalls error
 }
 fragment Interaction on Interaction {
-  id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef
+  id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata
 }""",
 )
 
@@ -657,7 +684,7 @@ fragment ConsolidationEvent on ConsolidationEvent {
   llmCalls error
 }
 fragment Interaction on Interaction {
-  id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef
+  id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata
 }""",
 )
 

@@ -108,6 +108,10 @@ def _unit(unit: Unit) -> UnitInput:
         fields["occurredAt"] = unit.occurred_at.isoformat()
     if unit.session_id is not None:
         fields["sessionId"] = unit.session_id
+    if unit.agent_id is not None:
+        fields["agentId"] = unit.agent_id
+    if unit.metadata is not None:
+        fields["metadata"] = dict(unit.metadata)
     # Every write carries a source_ref: the service dedupes on it (per tenant and user), which
     # is what makes a retry unable to store the interaction twice.
     fields["sourceRef"] = unit.source_ref if unit.source_ref is not None else new_source_ref()
@@ -136,9 +140,11 @@ def remember(
     session_id: str | None = None,
     source_ref: str | None = None,
     consolidate: bool | None = None,
+    agent_id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
 ) -> Operation[Remembered]:
     """Store one interaction durably (then consolidate now, never, or as configured: None)."""
-    unit = Unit(text, speaker, occurred_at, session_id, source_ref)
+    unit = Unit(text, speaker, occurred_at, session_id, source_ref, agent_id, metadata)
     return REMEMBER({"input": {"userId": user_id, **_unit(unit)}, "consolidate": consolidate})
 
 

@@ -95,7 +95,12 @@ def _enum(value: object, name: str, kind: type[StrEnum]) -> StrEnum:
         raise ProtocolError(f"unexpected response: {name} {text!r} is not a {kind.__name__}") from None
 
 
+def _json(value: object, _name: str) -> Any:
+    return value
+
+
 _SCALARS: Mapping[object, Callable[[object, str], Any]] = {
+    Any: _json,
     str: _str,
     int: _int,
     float: _float,

@@ -5,8 +5,10 @@ What it returns is generated from the SDL (recmem_client/generated.py).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +22,9 @@ class Unit:
     session_id: str | None = None
     # The caller's idempotency key; None makes the client generate one (see client.py).
     source_ref: str | None = None
+    agent_id: str | None = None
+    # String keys; string, number, boolean or list-of-string values (docs/scopes.md#metadata).
+    metadata: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,8 @@ SCALARS = {
     "Float": "float",
     "Boolean": "bool",
     "DateTime": "datetime",
+    # Any JSON value (an interaction's metadata map), as decoded.
+    "JSON": "Any",
 }
 
 # What a variable of each scalar is sent as (a time as ISO 8601 text).
@@ -412,7 +414,10 @@ def generate(sdl: str, documents: Mapping[str, str]) -> str:
     if generator.enums:
         imports.append("from enum import StrEnum")
     optional = any(not key.required for typed in inputs for key in typed.keys)
-    imports.append(f"from typing import {'NotRequired, ' if optional else ''}TypedDict")
+    typed_inputs = " ".join(key.annotation for typed in inputs for key in typed.keys)
+    uses_any = re.search(r"\bAny\b", annotations + typed_inputs) is not None
+    names_typing = ("Any, " if uses_any else "") + ("NotRequired, " if optional else "")
+    imports.append(f"from typing import {names_typing}TypedDict")
     blocks = [
         *(render_enum(generator.enums[name]) for name in sorted(generator.enums)),
         *(render_record(generator.records[name]) for name in sorted(generator.records)),

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context as ToolContext
 from pydantic import Field
+from strawberry.scalars import JSON
 
 from api.mcp.arguments import UserId, checked_unit, owner_of
 from api.mcp.caller import context_of
@@ -28,6 +29,16 @@ async def remember(
         str | None,
         Field(description="Your own id for this turn: sending it again stores nothing new (safe retries)."),
     ] = None,
+    agent_id: Annotated[str | None, Field(description="Your agent's id, to filter recall by later.")] = None,
+    metadata: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description=(
+                "A small map to filter recall by later: keys of letters, digits, '_', '.', '-'; values a "
+                "string, number, boolean or list of strings; at most 32 keys and 4 KB."
+            )
+        ),
+    ] = None,
 ) -> Remembered:
     """Store one conversation turn in the user's long-term memory.
 
@@ -38,7 +49,13 @@ async def remember(
     context = context_of(ctx)
     owner = owner_of(context, user_id)
     unit = UnitInput(
-        text=text, speaker=speaker, occurred_at=occurred_at, session_id=session_id, source_ref=source_ref
+        text=text,
+        speaker=speaker,
+        occurred_at=occurred_at,
+        session_id=session_id,
+        source_ref=source_ref,
+        agent_id=agent_id,
+        metadata=None if metadata is None else JSON(metadata),
     ).to_unit()
     (done,) = await context.services.engine.remember_batch(owner, checked_unit(context, owner, unit))
     return remembered(done)

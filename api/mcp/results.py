@@ -5,6 +5,7 @@ fields bear the names of a record's attributes is filled from it (api/mcp/render
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -80,6 +81,8 @@ class InteractionView(BaseModel):
     text: str
     occurred_at: datetime
     session_id: str | None
+    agent_id: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 class EpisodeSource(BaseModel):

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import strawberry
+from strawberry.scalars import JSON
 
 from api.context import Context
 from api.errors import UNAVAILABLE_TYPES, bad_input, not_found, unavailable_write
@@ -33,6 +34,15 @@ class UnitInput:
     source_ref: str | None = strawberry.field(
         default=None, description="The caller's id for it; resending the same one stores nothing new."
     )
+    agent_id: str | None = strawberry.field(default=None, description="The agent recording it.")
+    metadata: JSON | None = strawberry.field(
+        default=None,
+        description=(
+            "A small map to filter by later: keys of letters, digits, `_`, `.`, `-` (at most 64 bytes); "
+            "values a string, number, boolean or list of strings (at most 512 bytes); at most 32 keys "
+            "and 4 KB as JSON (docs/scopes.md#metadata)."
+        ),
+    )
 
     def to_unit(self) -> Unit:
         """The engine's validated model of it; `checked` then checks its text and names once."""
@@ -42,6 +52,8 @@ class UnitInput:
             occurred_at=self.occurred_at or datetime.now(UTC),
             session_id=self.session_id,
             source_ref=self.source_ref,
+            agent_id=self.agent_id,
+            metadata=self.metadata,
         )
 
 

@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 
 import strawberry
 from strawberry.dataloader import DataLoader
+from strawberry.scalars import JSON
 
 from api.context import Context
 from api.loaders import Loaders
@@ -21,6 +22,7 @@ from api.schema.decorators import resolver
 from api.schema.records import from_record
 from graph import models
 from graph.models import Provenance, Replacement
+from graph.scopes import AGENT, SESSION, scoped_ids
 from graph.vocabulary import FACT_KINDS, FactKind, FactStatus
 
 Info = strawberry.Info[Context, None]
@@ -50,6 +52,10 @@ class Interaction(Node):
     consolidated: bool = strawberry.field(description="Whether an episode has absorbed it.")
     consolidated_at: datetime | None = strawberry.field(description="Valid time of its consolidation.")
     source_ref: str | None = strawberry.field(description="The caller's own id for it (idempotency key).")
+    agent_id: str | None = strawberry.field(description="The agent that recorded it, if the caller said.")
+    metadata: JSON | None = strawberry.field(
+        description="The caller's metadata map (string keys; string, number, boolean or string-list values)."
+    )
     # Whether the gate has yet to run on it, when the read that produced it fetched that.
     known_pending: strawberry.Private[bool | None] = None
 
@@ -103,10 +109,19 @@ class Episode(Node):
     valid_from: datetime = strawberry.field(description="Valid time this version starts.")
     superseded_at: datetime | None = strawberry.field(description="Valid time a newer version replaced it.")
     created_at: datetime = strawberry.field(description="When memory wrote this version.")
+    scopes: strawberry.Private[list[str] | None] = None
 
     @staticmethod
     def of(m: models.Episode) -> Episode:
         return from_record(Episode, m)
+
+    @resolver(description="The agents of its source interactions (docs/scopes.md).")
+    def agent_ids(self) -> list[str]:
+        return scoped_ids(self.scopes, AGENT)
+
+    @resolver(description="The sessions of its source interactions (docs/scopes.md).")
+    def session_ids(self) -> list[str]:
+        return scoped_ids(self.scopes, SESSION)
 
     @resolver(description="The interactions this version was made from, in stream order.")
     async def sources(self, info: Info) -> list[EpisodeSource]:
@@ -205,11 +220,20 @@ class Fact(Node):
     valid_from: datetime = strawberry.field(description="Valid time it starts to hold.")
     valid_to: datetime | None = strawberry.field(description="Valid time it stopped holding (null: holds).")
     created_at: datetime = strawberry.field(description="When memory wrote it.")
+    scopes: strawberry.Private[list[str] | None] = None
 
     @staticmethod
     def of(m: models.Fact) -> Fact:
         kind = FactKind(m.kind if m.kind in FACT_KINDS else "other")
         return from_record(Fact, m, kind=kind, status=FactStatus(m.status))
+
+    @resolver(description="The agents of the interactions it rests on (docs/scopes.md).")
+    def agent_ids(self) -> list[str]:
+        return scoped_ids(self.scopes, AGENT)
+
+    @resolver(description="The sessions of the interactions it rests on (docs/scopes.md).")
+    def session_ids(self) -> list[str]:
+        return scoped_ids(self.scopes, SESSION)
 
     @resolver(description="The episode versions and exact interactions it was derived from.")
     async def derived_from(self, info: Info) -> FactSources:

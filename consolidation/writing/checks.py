@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from consolidation.types import Unit
 from graph.errors import InvalidInput
 from graph.models import Owner
+from graph.scopes import metadata_problem
 from graph.validation import require_name, require_owner, require_text
 
 # How a unit's field is named in a refusal; the API names it as its clients send it ("text").
@@ -34,7 +35,8 @@ def check_batch(
     owner: Owner, units: Sequence[Unit], max_text_bytes: int, *, label: str = FIELD_LABEL
 ) -> CheckedBatch:
     """Raises InvalidInput for an invalid owner, an empty batch, an empty or oversize text, or a
-    blank speaker or source ref (or one that is not valid Unicode)."""
+    blank speaker, source ref or agent id (or one that is not valid Unicode), or a
+    metadata map that breaks a rule of graph/scopes.py."""
     require_owner(owner.tenant, owner.user_id)
     if not units:
         raise InvalidInput("nothing to remember: the batch is empty")
@@ -43,4 +45,8 @@ def check_batch(
         require_name(label.format(index=index, field="speaker"), unit.speaker)
         if unit.source_ref is not None:
             require_name(label.format(index=index, field="source_ref"), unit.source_ref)
+        if unit.agent_id is not None:
+            require_name(label.format(index=index, field="agent_id"), unit.agent_id)
+        if unit.metadata is not None and (problem := metadata_problem(unit.metadata)) is not None:
+            raise InvalidInput(f"{label.format(index=index, field='metadata')}: {problem}")
     return CheckedBatch(owner, tuple(units), max_text_bytes)

@@ -4,7 +4,8 @@
 // nothing (a retried write); the others get the next sequence numbers, in order, and are chained
 // with NEXT after the user's previous last interaction. Ids come from the caller; embeddings
 // arrive as float32 VECTOR parameters and are stored as float lists for the vector index; a
-// turn's sentence vectors (float16 bytes, for focusing a context on a query) are stored as sent.
+// turn's sentence vectors (float16 bytes, for focusing a context on a query) are stored as sent;
+// metadata as JSON beside the row's scope tokens (graph/scopes.py).
 CYPHER 25
 MERGE (t:Tenant {id: $tenant})
 ON CREATE SET t.created_at = datetime()
@@ -27,7 +28,8 @@ CALL (u, fresh) {
     id: r.id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,
     session_id: r.session_id, speaker: r.speaker, text: r.text,
     occurred_at: datetime(r.occurred_at), seq: seq, consolidated: false, gate_checked: false,
-    source_ref: r.source_ref, sentence_vectors: r.sentence_vectors, created_at: datetime()
+    source_ref: r.source_ref, sentence_vectors: r.sentence_vectors, created_at: datetime(),
+    agent_id: r.agent_id, metadata: r.metadata, scopes: r.scopes
   })
   CREATE (u)-[:HAS]->(n)
   WITH n, r

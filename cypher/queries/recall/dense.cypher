@@ -32,7 +32,7 @@ CALL () {
   WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
   ORDER BY score DESC LIMIT $k_interactions
   RETURN collect({item: n {.id, .tenant, .user_id, .session_id, .speaker, .text, .seq, .consolidated,
-                           .source_ref, occurred_at: toString(n.occurred_at),
+                           .source_ref, .agent_id, .metadata, occurred_at: toString(n.occurred_at),
                            consolidated_at: toString(n.consolidated_at)},
                   score: score}) AS interactions_dense
 }
@@ -64,7 +64,7 @@ CALL () {
   RETURN collect({item: n {.id, .tenant, .user_id, .title, .summary, .version, .current,
                            first_at: toString(n.first_at), last_at: toString(n.last_at),
                            created_at: toString(n.created_at), valid_from: toString(n.valid_from),
-                           superseded_at: toString(n.superseded_at)},
+                           superseded_at: toString(n.superseded_at), .scopes},
                   score: score}) AS episodes_dense
 }
 CALL () {
@@ -94,7 +94,7 @@ CALL () {
   ORDER BY score DESC LIMIT $k_facts
   RETURN collect({item: n {.id, .tenant, .user_id, .text, .kind, .status,
                            valid_from: toString(n.valid_from), valid_to: toString(n.valid_to),
-                           created_at: toString(n.created_at)},
+                           created_at: toString(n.created_at), .scopes},
                   score: score}) AS facts_dense
 }
 RETURN interactions_dense, episodes_dense, facts_dense

@@ -18,7 +18,7 @@ CALL () {
   WHERE node.tenant = $tenant AND node.user_id = $user_id
   RETURN collect(node {searched: node.consolidated IN $consolidated,
                        .id, .tenant, .user_id, .session_id, .speaker, .text, .seq, .consolidated,
-                       .source_ref, occurred_at: toString(node.occurred_at),
+                       .source_ref, .agent_id, .metadata, occurred_at: toString(node.occurred_at),
                        consolidated_at: toString(node.consolidated_at)}) AS interactions_lexical
 }
 CALL () {
@@ -35,7 +35,7 @@ CALL () {
                        .id, .tenant, .user_id, .title, .summary, .version, .current,
                        first_at: toString(node.first_at), last_at: toString(node.last_at),
                        created_at: toString(node.created_at), valid_from: toString(node.valid_from),
-                       superseded_at: toString(node.superseded_at)}) AS episodes_lexical
+                       superseded_at: toString(node.superseded_at), .scopes}) AS episodes_lexical
 }
 CALL () {
   WITH $k_facts AS k WHERE k > 0
@@ -50,6 +50,6 @@ CALL () {
   RETURN collect(node {searched: node.status = 'active',
                        .id, .tenant, .user_id, .text, .kind, .status,
                        valid_from: toString(node.valid_from), valid_to: toString(node.valid_to),
-                       created_at: toString(node.created_at)}) AS facts_lexical
+                       created_at: toString(node.created_at), .scopes}) AS facts_lexical
 }
 RETURN interactions_held, interactions_lexical, episodes_held, episodes_lexical, facts_held, facts_lexical

@@ -1,0 +1,75 @@
+"""Scope tokens and the metadata map's rules (graph/scopes.py), and the batch check that runs them."""
+
+from __future__ import annotations
+
+import pytest
+
+from consolidation.types import Unit
+from consolidation.writing.checks import check_batch
+from graph.errors import InvalidInput
+from graph.models import Owner
+from graph.scopes import metadata_json, metadata_problem, scope_tokens, scoped_ids
+
+OWNER = Owner("t", "u")
+
+
+def test_tokens_name_agent_session_speaker_and_each_metadata_value() -> None:
+    tokens = scope_tokens("a1", "s1", "user", {"tags": ["x", "y", "x"], "n": 2.0, "ok": True, "c": "2"})
+    assert tokens == [
+        "agent:a1",
+        "session:s1",
+        "speaker:user",
+        'meta:c="2"',
+        "meta:n=2",
+        "meta:ok=true",
+        'meta:tags="x"',
+        'meta:tags="y"',
+    ]
+    assert scoped_ids(tokens, "agent:") == ["a1"]
+    assert scope_tokens(None, None, "bot", None) == ["speaker:bot"]
+
+
+def test_a_number_and_its_string_are_different_values() -> None:
+    assert scope_tokens(None, None, "u", {"n": 1}) != scope_tokens(None, None, "u", {"n": "1"})
+    assert scope_tokens(None, None, "u", {"n": 1}) == scope_tokens(None, None, "u", {"n": 1.0})
+    assert scope_tokens(None, None, "u", {"n": True}) != scope_tokens(None, None, "u", {"n": 1})
+
+
+@pytest.mark.parametrize(
+    ("metadata", "words"),
+    [
+        ({f"k{i}": 1 for i in range(33)}, "33 keys; at most 32"),
+        ({"bad key": 1}, "'bad key' is not allowed"),
+        ({"1st": 1}, "'1st' is not allowed"),
+        ({"k" * 65: 1}, "longer than 64 bytes"),
+        ({"k": "v" * 513}, "'k': the value is 513 bytes; the limit is 512"),
+        ({"k": None}, "'k': a value must be a string"),
+        ({"k": {"nested": 1}}, "'k': a value must be a string"),
+        ({"k": [1, 2]}, "'k': a list may hold strings only"),
+        ({"k": ["a"] * 33}, "'k': a list holds at most 32"),
+        ({"k": float("nan")}, "'k': a number must be finite"),
+        ({f"k{i}": "v" * 200 for i in range(30)}, "larger than 4096 bytes"),
+    ],
+)
+def test_each_rule_names_its_key(metadata: dict[str, object], words: str) -> None:
+    problem = metadata_problem(metadata)
+    assert problem is not None and words in problem, problem
+
+
+def test_a_valid_map_passes_and_is_stored_as_sorted_json() -> None:
+    metadata = {"topic": "travel", "priority": 2, "pinned": False, "tags": ["a", "b"], "w": 0.5}
+    assert metadata_problem(metadata) is None
+    assert (
+        metadata_json(metadata) == '{"pinned":false,"priority":2,"tags":["a","b"],"topic":"travel","w":0.5}'
+    )
+    assert metadata_json({}) is None
+
+
+def test_the_batch_check_refuses_the_whole_batch_naming_the_unit() -> None:
+    good = Unit(text="fine", metadata={"topic": "travel"})
+    bad = Unit(text="also fine", metadata={"topic": ["travel", 3]})
+    check_batch(OWNER, [good, good], 1024)
+    with pytest.raises(InvalidInput, match=r"interaction 1 metadata: metadata 'topic': a list may hold"):
+        check_batch(OWNER, [good, bad], 1024)
+    with pytest.raises(InvalidInput, match="interaction 0 agent_id must not be empty"):
+        check_batch(OWNER, [Unit(text="x", agent_id=" ")], 1024)
