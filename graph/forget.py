@@ -193,6 +193,7 @@ class ForgetStore:
                 "queries/forget/restore_facts",
                 params | {"ids": restorable[0]["ids"] if restorable else []},
             )
+            derived = await run(tx, "queries/forget/derived_ids", params | {"id": erasure.interaction_id})
             await self._remove(tx, params, "Fact", erasure.fact_ids, quantized)
             for episode_id in erasure.episode_ids:
                 await run(tx, "queries/forget/mend_episode_chain", params | {"id": episode_id})
@@ -204,6 +205,8 @@ class ForgetStore:
                 raise NotFound(f"interaction {erasure.interaction_id!r} not found")
             await self._remove(tx, params, "Interaction", [erasure.interaction_id], quantized)
             await _rewrite(tx, params, erasure)
+            if derived:
+                await _rescope(tx, params, erasure, derived[0])
             await record_runs(tx, owner, erasure.runs)
             return Forgotten(
                 interaction_ids=[erasure.interaction_id],
@@ -285,6 +288,16 @@ class ForgetStore:
         rewritten = {e.id for e in erasure.episode_rewrites} | {f.id for f in erasure.fact_rewrites}
         if rewritten & (set(erasure.episode_ids) | set(erasure.fact_ids)):
             raise InvalidInput("a node cannot be both erased and rewritten")
+
+
+async def _rescope(
+    tx: AsyncManagedTransaction, params: dict[str, Any], erasure: InteractionErasure, derived: dict[str, Any]
+) -> None:
+    """The surviving episodes and facts that rested on the erased interaction lose its scopes."""
+    episodes = [i for i in derived["episode_ids"] if i not in erasure.episode_ids]
+    facts = [i for i in derived["fact_ids"] if i not in erasure.fact_ids]
+    if episodes or facts:
+        await run(tx, "queries/forget/rescope", params | {"episode_ids": episodes, "fact_ids": facts})
 
 
 async def _rewrite(tx: AsyncManagedTransaction, params: dict[str, Any], erasure: InteractionErasure) -> None:

@@ -1,5 +1,6 @@
 // A new episode version. With a previous version it SUPERSEDES it, inherits its source edges
 // (so the current version alone reaches every interaction), and the old one stops being current.
+// Its scopes are the union of its sources' (docs/scopes.md#inheritance).
 // Times are valid times (when the conversation said it); created_at is when memory learned it.
 MATCH (u:User {tenant: $tenant, id: $user_id})
 OPTIONAL MATCH (old:Episode {tenant: $tenant, user_id: $user_id, id: $previous_id})
@@ -21,8 +22,19 @@ CALL (e, old) {
   CREATE (e)-[:DERIVED_FROM {similarity: d.similarity, run_id: d.run_id}]->(i)
 }
 WITH e
-UNWIND $sources AS s
-MATCH (i:Interaction {tenant: $tenant, user_id: $user_id, id: s.id})
-WHERE NOT (e)-[:DERIVED_FROM]->(i)
-CREATE (e)-[:DERIVED_FROM {similarity: s.similarity, run_id: $run_id}]->(i)
-RETURN count(*) AS linked
+CALL (e) {
+  UNWIND $sources AS s
+  MATCH (i:Interaction {tenant: $tenant, user_id: $user_id, id: s.id})
+  WHERE NOT (e)-[:DERIVED_FROM]->(i)
+  CREATE (e)-[:DERIVED_FROM {similarity: s.similarity, run_id: $run_id}]->(i)
+  RETURN count(*) AS linked
+}
+// Its scopes: the union of every source's (graph/scopes.py), the inherited ones included.
+CALL (e) {
+  OPTIONAL MATCH (e)-[:DERIVED_FROM]->(i:Interaction)
+  UNWIND coalesce(i.scopes, []) AS token
+  WITH DISTINCT token ORDER BY token
+  RETURN collect(token) AS scopes
+}
+SET e.scopes = scopes
+RETURN linked

@@ -1,5 +1,6 @@
 // New facts with their provenance: DERIVED_FROM the episode and the exact interactions that state
-// them; SUPERSEDES closes each replaced fact's validity.
+// them; SUPERSEDES closes each replaced fact's validity. Its scopes are those of the interactions
+// it rests on (docs/scopes.md#inheritance).
 MATCH (u:User {tenant: $tenant, id: $user_id})
 OPTIONAL MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: $episode_id})
 UNWIND $facts AS r
@@ -26,4 +27,14 @@ CALL (f, r) {
   SET old.status = 'superseded', old.valid_to = f.valid_from
   CREATE (f)-[:SUPERSEDES {at: f.valid_from, reason: s.reason, run_id: $run_id}]->(old)
 }
+// Its scopes: the union of the exact interactions' (graph/scopes.py), else the episode's.
+CALL (f, e) {
+  OPTIONAL MATCH (f)-[:DERIVED_FROM]->(i:Interaction)
+  WITH e, collect(i.scopes) AS direct
+  UNWIND CASE WHEN size(direct) > 0 THEN direct ELSE [coalesce(e.scopes, [])] END AS held
+  UNWIND held AS token
+  WITH DISTINCT token ORDER BY token
+  RETURN collect(token) AS scopes
+}
+SET f.scopes = scopes
 RETURN count(f) AS created
