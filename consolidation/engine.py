@@ -17,11 +17,12 @@ from consolidation.consolidating.pipeline import UnitPipeline
 from consolidation.metrics import Metrics
 from consolidation.providers.embedders import Embedder
 from consolidation.recall.answering import Answerer
+from consolidation.recall.filters import scope_filter
 from consolidation.recall.recaller import Recaller
 from consolidation.recall.sentences import embed_turns
 from consolidation.settings import EngineSettings
 from consolidation.stores import Stores
-from consolidation.types import Answer, Budgets, ConsolidationOutcome, Recall, Remembered, Unit
+from consolidation.types import Answer, Budgets, ConsolidationOutcome, Recall, RecallFilters, Remembered, Unit
 from consolidation.writing.checks import CheckedBatch, check_batch
 from consolidation.writing.user_locks import UserLocks
 from consolidation.writing.write_groups import WriteGroups
@@ -388,12 +389,14 @@ class MemoryEngine:
         as_of: datetime | None = None,
         include_consolidated: bool | None = None,
         lexical: bool = True,
+        filters: RecallFilters | None = None,
     ) -> Recall:
         """Per-layer hits under `budgets`; with `tokens`, also the assembled context of at most
         that many o200k tokens (consolidation/recall/context.py)."""
         require_owner(owner.tenant, owner.user_id)
         require_text("query", query, self.settings.max_text_bytes)
         require_token_budget(tokens)
+        scope = scope_filter(filters)
         include = self.settings.include_consolidated if include_consolidated is None else include_consolidated
         return await self.recaller.recall(
             owner,
@@ -403,6 +406,7 @@ class MemoryEngine:
             include_consolidated=include,
             lexical=lexical,
             tokens=tokens,
+            scope=scope,
         )
 
     async def answer(
@@ -413,8 +417,11 @@ class MemoryEngine:
         as_of: datetime | None = None,
         budgets: Budgets | None = None,
         tokens: int | None = None,
+        filters: RecallFilters | None = None,
     ) -> Answer:
-        recall = await self.recall(owner, question, budgets=budgets, tokens=tokens, as_of=as_of)
+        recall = await self.recall(
+            owner, question, budgets=budgets, tokens=tokens, as_of=as_of, filters=filters
+        )
         return await self.answerer.answer(owner, question, recall)
 
 

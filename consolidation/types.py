@@ -138,3 +138,33 @@ class Answer:
     run_id: str | None
     prompt_tokens: int
     completion_tokens: int
+
+
+@dataclass(frozen=True)
+class MetadataCondition:
+    """One metadata key equal to a value (`values` of one) or to any of several (`in`). A
+    list-valued key matches when it holds one of them (docs/scopes.md#filters)."""
+
+    key: str
+    values: tuple[str | int | float | bool, ...]
+
+
+@dataclass(frozen=True)
+class RecallFilters:
+    """What recall, answer and the listings may narrow to; None (or empty) filters nothing.
+
+    Agents, sessions, speakers and metadata match an interaction's own and an episode's or a
+    fact's inherited scopes; `kinds` and the `valid_from` window narrow facts only; the
+    `occurred` window narrows interactions (occurred_at), episodes (their span overlaps it) and
+    facts (valid_from). Windows include their start and exclude their end.
+    """
+
+    agent_ids: tuple[str, ...] | None = None
+    session_ids: tuple[str, ...] | None = None
+    speakers: tuple[str, ...] | None = None
+    metadata: tuple[MetadataCondition, ...] = ()
+    kinds: tuple[str, ...] | None = None
+    occurred_after: datetime | None = None
+    occurred_before: datetime | None = None
+    valid_from_after: datetime | None = None
+    valid_from_before: datetime | None = None

@@ -27,6 +27,7 @@ from graph.records import (
     user_from,
     user_stats_from,
 )
+from graph.scopes import NO_FILTER, ScopeFilter
 from graph.validation import require_aware
 
 T = TypeVar("T")
@@ -102,20 +103,26 @@ class BrowseStore:
         consolidated: bool | None,
         session_id: str | None,
         by_time: bool = False,
+        scope: ScopeFilter = NO_FILTER,
     ) -> Page[models.Interaction]:
         """In stream order (seq), or `by_time`: by occurred_at, then seq. A cursor is a position
-        in the order it came from only."""
-        filters = {"consolidated": consolidated, "session_id": session_id}
+        in the order it came from only. `scope` narrows every listing as it narrows recall."""
+        filters = {"consolidated": consolidated, "session_id": session_id, **scope.params()}
         layer = "interactions_time" if by_time else "interactions"
         return await self._page(layer, owner, request, interaction_from, filters)
 
     async def episode_page(
-        self, owner: Owner, request: PageRequest, *, current: bool | None, as_of: datetime | None
+        self,
+        owner: Owner,
+        request: PageRequest,
+        *,
+        current: bool | None,
+        as_of: datetime | None,
+        scope: ScopeFilter = NO_FILTER,
     ) -> Page[models.Episode]:
         _aware_or_none("as_of", as_of)
-        return await self._page(
-            "episodes", owner, request, episode_from, {"current": current, "as_of": as_of}
-        )
+        filters = {"current": current, "as_of": as_of, **scope.params()}
+        return await self._page("episodes", owner, request, episode_from, filters)
 
     async def fact_page(
         self,
@@ -125,9 +132,10 @@ class BrowseStore:
         status: str | None,
         as_of: datetime | None,
         kind: str | None = None,
+        scope: ScopeFilter = NO_FILTER,
     ) -> Page[models.Fact]:
         _aware_or_none("as_of", as_of)
-        filters = {"status": status, "as_of": as_of, "kind": kind}
+        filters = {"status": status, "as_of": as_of, "kind": kind, **scope.params()}
         return await self._page("facts", owner, request, fact_from, filters)
 
     async def run_page(

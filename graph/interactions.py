@@ -11,7 +11,7 @@ from graph.database import Database, Row
 from graph.errors import InvalidInput
 from graph.models import Hit, Interaction, NewInteraction, Owner, StoredInteraction, new_id
 from graph.records import interaction_from
-from graph.scopes import metadata_json, scope_tokens
+from graph.scopes import NO_FILTER, ScopeFilter, metadata_json, scope_tokens
 from graph.validation import require_aware
 from graph.vectors import vector_param
 from graph.vocabulary import INTERACTION_ID_PREFIX
@@ -78,8 +78,10 @@ class InteractionStore:
         *,
         include_consolidated: bool = True,
         as_of: datetime | None = None,
+        scope: ScopeFilter = NO_FILTER,
     ) -> list[Hit[Interaction]]:
-        """The k most similar interactions of this owner, scores as plain cosine."""
+        """The k most similar interactions of this owner, scores as plain cosine; `scope` filters
+        an as-of search (recall's present one filters in graph/recall.py)."""
         # The index searches with a beam as wide as the pool it returns; with a beam of k it
         # missed most of the true top 10 (docs/benchmarks/vector-search.md), so the k best of a
         # wider pool are kept. Users with fewer interactions than the pool are scanned exactly.
@@ -94,7 +96,9 @@ class InteractionStore:
         if as_of is not None:
             require_aware("as_of", as_of)
             name = "queries/interactions/search_vector_as_of"
-            params |= {"as_of": as_of, "include_consolidated": include_consolidated}
+            params |= {"as_of": as_of, "include_consolidated": include_consolidated, **scope.params()}
+        elif scope.active:
+            raise InvalidInput("a filtered search is an as-of one here; recall filters the present")
         else:
             name = "queries/interactions/search_vector"
             params["consolidated"] = [False, True] if include_consolidated else [False]

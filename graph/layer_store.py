@@ -8,7 +8,9 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from graph.database import Database
+from graph.errors import InvalidInput
 from graph.models import Hit, Owner
+from graph.scopes import NO_FILTER, ScopeFilter
 from graph.validation import require_aware
 from graph.vectors import vector_param
 
@@ -29,15 +31,25 @@ class LayerStore(Generic[T]):
         self._decode = decode
 
     async def search(
-        self, owner: Owner, vector: list[float], k: int, *, as_of: datetime | None = None
+        self,
+        owner: Owner,
+        vector: list[float],
+        k: int,
+        *,
+        as_of: datetime | None = None,
+        scope: ScopeFilter = NO_FILTER,
     ) -> list[Hit[T]]:
-        """Nearest live nodes (or the nodes live at `as_of`), plain cosine scores."""
+        """Nearest live nodes (or the nodes live at `as_of`, those matching `scope`), plain cosine
+        scores."""
         query = vector_param("query vector", vector, self.dimension)
         params: dict[str, Any] = {**owner.params(), "vector": query, "k": k}
         name = f"{self._queries}/search_vector"
         if as_of is not None:
             require_aware("as_of", as_of)
             name, params["as_of"] = f"{self._queries}/search_vector_as_of", as_of
+            params |= scope.params()
+        elif scope.active:
+            raise InvalidInput("a filtered search is an as-of one here; recall filters the present")
         rows = await self.db.read(name, **params)
         return [Hit(self._decode(r[self._node]), float(r["score"])) for r in rows]
 

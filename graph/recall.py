@@ -13,6 +13,7 @@ from graph.lexical import query_terms, rank
 from graph.lucene import lucene_query
 from graph.models import Episode, Fact, Hit, Interaction, Owner
 from graph.records import episode_from, fact_from, interaction_from
+from graph.scopes import NO_FILTER, ScopeFilter
 from graph.vectors import vector_param
 
 T = TypeVar("T", Interaction, Episode, Fact)
@@ -65,27 +66,31 @@ class RecallSearch:
         episodes: int,
         facts: int,
         include_consolidated: bool,
+        scope: ScopeFilter = NO_FILTER,
     ) -> RecallCandidates:
         """`text` None (or without a searchable word) skips the lexical view; a budget of 0
-        skips its layer."""
+        skips its layer. `scope` filters both views inside their statements (the lexical one's
+        statistics stay the user's)."""
         budgets = {"k_interactions": interactions, "k_episodes": episodes, "k_facts": facts}
-        scope = {
+        shared = {
             **owner.params(),
             **budgets,
             "consolidated": [False, True] if include_consolidated else [False],
+            **scope.params(),
         }
         dense = self.db.read(
             "queries/recall/dense",
-            **scope,
+            **shared,
             vector=vector_param("query vector", vector, self.dimension),
             pool=max(interactions, episodes, facts, SEARCH_POOL),
             exact_limit=self.exact_limit,
+            filtered=scope.active,
         )
         lucene = lucene_query(text, owner) if text is not None else None
         if text is None or lucene is None:
             dense_row, lexical_row = (await dense)[0], None
         else:
-            lexical = self.db.read("queries/recall/lexical", **scope, lucene=lucene)
+            lexical = self.db.read("queries/recall/lexical", **shared, lucene=lucene)
             dense_rows, lexical_rows = await asyncio.gather(dense, lexical)
             dense_row, lexical_row = dense_rows[0], lexical_rows[0]
         terms = query_terms(text) if lexical_row is not None and text is not None else []

@@ -428,6 +428,42 @@ class BudgetInput(TypedDict):
     tokens: NotRequired[int | None]
 
 
+class MetadataFilter(TypedDict):
+    """One metadata key equal to a value, or to any of several (`anyOf`)."""
+
+    # The metadata key.
+    key: str
+    # A string, number or boolean; a string-list key matches if it holds it.
+    equals: NotRequired[Any | None]
+    # Any of these values (at most 100): the `in` of a filter.
+    anyOf: NotRequired[list[Any] | None]
+
+
+class RecallFilter(TypedDict):
+    """What to narrow memory to; every field left out filters nothing, and the fields combine with AND.
+    Agents, sessions, speakers and metadata match an interaction's own and an episode's or fact's
+    inherited scopes (the union of its sources'). Windows include their start and exclude their end."""
+
+    # Any of these agents.
+    agentIds: NotRequired[list[str] | None]
+    # Any of these sessions.
+    sessionIds: NotRequired[list[str] | None]
+    # Any of these speakers.
+    speakers: NotRequired[list[str] | None]
+    # Each condition must hold (at most 32).
+    metadata: NotRequired[list[MetadataFilter] | None]
+    # Facts of any of these kinds (other layers are not narrowed).
+    kinds: NotRequired[list[FactKind] | None]
+    # From this time on: an interaction's occurredAt, an episode's span, a fact's validFrom.
+    occurredAfter: NotRequired[str | None]
+    # Before this time.
+    occurredBefore: NotRequired[str | None]
+    # Facts valid from this time on (other layers are not narrowed).
+    validFromAfter: NotRequired[str | None]
+    # Facts valid from before this time.
+    validFromBefore: NotRequired[str | None]
+
+
 class RememberInput(TypedDict):
     """One interaction of one user."""
 
@@ -493,6 +529,7 @@ class RecallVariables(TypedDict):
     asOf: NotRequired[str | None]
     includeConsolidated: NotRequired[bool | None]
     lexical: NotRequired[bool]
+    filter: NotRequired[RecallFilter | None]
 
 
 class AnswerVariables(TypedDict):
@@ -502,6 +539,7 @@ class AnswerVariables(TypedDict):
     question: str
     budget: NotRequired[BudgetInput | None]
     asOf: NotRequired[str | None]
+    filter: NotRequired[RecallFilter | None]
 
 
 class AuditVariables(TypedDict):
@@ -559,9 +597,9 @@ RECALL: Document[RecallVariables, Recall] = Document(
     path=("recall",),
     result=Recall,
     text="""query Recall($userId: ID!, $query: String!, $budget: BudgetInput, $asOf: DateTime,
-  $includeConsolidated: Boolean, $lexical: Boolean! = true) {
+  $includeConsolidated: Boolean, $lexical: Boolean! = true, $filter: RecallFilter) {
   recall(userId: $userId, query: $query, budget: $budget, asOf: $asOf,
-    includeConsolidated: $includeConsolidated, lexical: $lexical) { ...Recall }
+    includeConsolidated: $includeConsolidated, lexical: $lexical, filter: $filter) { ...Recall }
 }
 fragment Recall on Recall {
   query asOf
@@ -586,8 +624,9 @@ ANSWER: Document[AnswerVariables, Answer] = Document(
     mutation=False,
     path=("answer",),
     result=Answer,
-    text="""query Answer($userId: ID!, $question: String!, $budget: BudgetInput, $asOf: DateTime) {
-  answer(userId: $userId, question: $question, budget: $budget, asOf: $asOf) {
+    text="""query Answer($userId: ID!, $question: String!, $budget: BudgetInput, $asOf: DateTime,
+  $filter: RecallFilter) {
+  answer(userId: $userId, question: $question, budget: $budget, asOf: $asOf, filter: $filter) {
     text usedIds recall { ...Recall } runId promptTokens completionTokens
   }
 }

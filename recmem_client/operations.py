@@ -22,6 +22,7 @@ from recmem_client.generated import (
     FactAudit,
     InteractionForgotten,
     Recall,
+    RecallFilter,
     Remembered,
     UnitInput,
     UserForgotten,
@@ -169,9 +170,11 @@ def recall(
     as_of: datetime | None = None,
     include_consolidated: bool | None = None,
     lexical: bool = True,
+    filter: RecallFilter | None = None,
 ) -> Operation[Recall]:
     """Per-layer hits (`layers`: hits per layer, default 10 / 5 / 10); with `tokens`, also
-    `context`: one prompt-ready text of the best evidence within that many o200k tokens."""
+    `context`: one prompt-ready text of the best evidence within that many o200k tokens.
+    `filter` narrows every layer (agentIds, sessionIds, speakers, metadata, kinds, times)."""
     return RECALL(
         {
             "userId": user_id,
@@ -180,6 +183,7 @@ def recall(
             "asOf": _time(as_of),
             "includeConsolidated": include_consolidated,
             "lexical": lexical,
+            "filter": filter,
         }
     )
 
@@ -191,10 +195,13 @@ def answer(
     tokens: int | None = None,
     layers: Layers | None = None,
     as_of: datetime | None = None,
+    filter: RecallFilter | None = None,
 ) -> Operation[Answer]:
     """An answer from the user's memory with its evidence (with `tokens`: from that context)."""
     budget = _budget(layers, tokens)
-    return ANSWER({"userId": user_id, "question": question, "budget": budget, "asOf": _time(as_of)})
+    return ANSWER(
+        {"userId": user_id, "question": question, "budget": budget, "asOf": _time(as_of), "filter": filter}
+    )
 
 
 def audit(fact_id: str) -> Operation[FactAudit]:

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from api.mcp.arguments import Tokens, UserId, require_user
 from api.mcp.caller import context_of
+from api.mcp.filters import FilterArgument, filters_of
 from api.mcp.rendering import answered, recalled
 from api.mcp.results import Answered, Recalled
 from graph.vocabulary import MAX_CONTEXT_TOKENS
@@ -22,6 +23,7 @@ async def recall(
     layers: Annotated[
         bool, Field(description="Also return the best hits of each layer separately (larger result).")
     ] = False,
+    filter: FilterArgument = None,
 ) -> Recalled:
     """Fetch what memory holds about a topic, as one context text within a token budget.
 
@@ -31,7 +33,7 @@ async def recall(
     only when you need the per-layer hit lists as well."""
     context = context_of(ctx)
     owner = await require_user(context, user_id)
-    found = await context.services.engine.recall(owner, query, tokens=tokens)
+    found = await context.services.engine.recall(owner, query, tokens=tokens, filters=filters_of(filter))
     return recalled(found, layers)
 
 
@@ -47,6 +49,7 @@ async def answer(
             description="Answer from an assembled context of this many tokens (default: the per-layer hits).",
         ),
     ] = None,
+    filter: FilterArgument = None,
 ) -> Answered:
     """Answer a question from the user's memory alone, with the evidence used.
 
@@ -55,4 +58,5 @@ async def answer(
     server, recorded as a run."""
     context = context_of(ctx)
     owner = await require_user(context, user_id)
-    return answered(await context.services.engine.answer(owner, question, tokens=tokens))
+    found = await context.services.engine.answer(owner, question, tokens=tokens, filters=filters_of(filter))
+    return answered(found)

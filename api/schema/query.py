@@ -17,6 +17,7 @@ from api.schema.explorer import (
     user_connection,
     user_of,
 )
+from api.schema.filters import FilterArg, filters_of
 from api.schema.nodes import (
     EPISODES,
     FACTS,
@@ -85,6 +86,7 @@ class Query:
         lexical: Annotated[
             bool, strawberry.argument(description="Fuse full-text hits with vector hits (ignored as of).")
         ] = True,
+        filter: FilterArg = None,
     ) -> Recall | None:
         asked = budget or BudgetInput()
         budgets = asked.to_budgets()
@@ -97,6 +99,7 @@ class Query:
             as_of=as_of,
             include_consolidated=include_consolidated,
             lexical=lexical,
+            filters=filters_of(filter),
         )
         # Every recall statement is scoped to the user, so an unknown user finds nothing: only
         # a recall that found nothing checks the user (NOT_FOUND), and one that found something
@@ -118,12 +121,18 @@ class Query:
                 description="Hits per layer; with `tokens`, the answer reads the assembled context only."
             ),
         ] = None,
+        filter: FilterArg = None,
     ) -> Answer | None:
         await require_user(info, user_id)
         asked = budget or BudgetInput()
         owner = info.context.owner(user_id)
         found = await info.context.services.engine.answer(
-            owner, question, as_of=as_of, budgets=asked.to_budgets(), tokens=asked.tokens
+            owner,
+            question,
+            as_of=as_of,
+            budgets=asked.to_budgets(),
+            tokens=asked.tokens,
+            filters=filters_of(filter),
         )
         return Answer.of(found)
 

@@ -11,6 +11,7 @@ import strawberry
 from api.errors import not_found
 from api.schema.connections import listing
 from api.schema.decorators import resolver
+from api.schema.filters import FilterArg, scope_of
 from api.schema.nodes import EPISODES, FACTS, ID, INTERACTIONS, RUNS, Info
 from graph import models
 from graph.models import Page, PageRequest
@@ -76,6 +77,7 @@ class User:
                 description="Stream order (default) or time order; a cursor keeps to its order."
             ),
         ] = InteractionOrder.STREAM,
+        filter: FilterArg = None,
     ) -> Page[models.Interaction]:
         return await info.context.services.audit.interaction_page(
             info.context.owner(self.id),
@@ -83,6 +85,7 @@ class User:
             consolidated=consolidated,
             session_id=session_id,
             by_time=order is InteractionOrder.TIME,
+            scope=scope_of(filter),
         )
 
     @listing(EPISODES, description="Episode versions in valid-time order.", time_field="validFrom")
@@ -94,9 +97,10 @@ class User:
             bool | None, strawberry.argument(description="Only current (true) or old (false) versions.")
         ] = None,
         as_of: AsOf = None,
+        filter: FilterArg = None,
     ) -> Page[models.Episode]:
         return await info.context.services.audit.episode_page(
-            info.context.owner(self.id), request, current=current, as_of=as_of
+            info.context.owner(self.id), request, current=current, as_of=as_of, scope=scope_of(filter)
         )
 
     @listing(FACTS, description="Facts in valid-time order.", time_field="validFrom")
@@ -107,6 +111,7 @@ class User:
         status: Annotated[FactStatus | None, strawberry.argument(description="Only this status.")] = None,
         kind: Annotated[FactKind | None, strawberry.argument(description="Only this kind.")] = None,
         as_of: AsOf = None,
+        filter: FilterArg = None,
     ) -> Page[models.Fact]:
         return await info.context.services.audit.fact_page(
             info.context.owner(self.id),
@@ -114,6 +119,7 @@ class User:
             status=status.value if status else None,
             as_of=as_of,
             kind=kind.value if kind else None,
+            scope=scope_of(filter),
         )
 
     @listing(RUNS, description="Consolidation and answer runs in time order.", time_field="at")

@@ -19,6 +19,7 @@ from consolidation.stores import Stores
 from consolidation.types import Budgets, Context, Recall, RecallHit
 from graph.models import Episode, Fact, Hit, Interaction, Owner
 from graph.recall import Candidates, RecallCandidates, Sources
+from graph.scopes import NO_FILTER, ScopeFilter
 
 T = TypeVar("T", Interaction, Episode, Fact)
 # Reciprocal-rank-fusion constant: the usual 60 keeps one list's top hit from dominating.
@@ -50,15 +51,17 @@ class Recaller:
         include_consolidated: bool,
         lexical: bool,
         tokens: int | None = None,
+        scope: ScopeFilter = NO_FILTER,
     ) -> Recall:
         """The per-layer lists under `budgets`; with `tokens`, also one assembled context of at
-        most that many tokens, drawn from a pool sized to fill it (consolidation/recall/context.py)."""
+        most that many tokens, drawn from a pool sized to fill it (consolidation/recall/context.py).
+        `scope` narrows every layer inside the store's statements (docs/scopes.md#filters)."""
         vector = (await self.embedder.embed([query]))[0].tolist()
         pools = budgets if tokens is None else context_pools(budgets, tokens)
         # A context may hold a consolidated turn whose episode it leaves out.
         wide = include_consolidated or tokens is not None
         if as_of is not None:
-            found = await self._as_of(owner, vector, pools, as_of, wide)
+            found = await self._as_of(owner, vector, pools, as_of, wide, scope)
         else:
             found = await self.stores.search.candidates(
                 owner,
@@ -68,6 +71,7 @@ class Recaller:
                 episodes=pools.episodic,
                 facts=pools.semantic,
                 include_consolidated=wide,
+                scope=scope,
             )
         visible = _subconscious_filter(include_consolidated, as_of)
         sub_ranked = fused(
@@ -114,21 +118,32 @@ class Recaller:
         }
 
     async def _as_of(
-        self, owner: Owner, vector: list[float], budgets: Budgets, as_of: datetime, include_consolidated: bool
+        self,
+        owner: Owner,
+        vector: list[float],
+        budgets: Budgets,
+        as_of: datetime,
+        include_consolidated: bool,
+        scope: ScopeFilter = NO_FILTER,
     ) -> RecallCandidates:
         """Memory as it stood at `as_of`: vector-only (full-text indexes hold present state only),
         by exact scans of the user's nodes, since time filters are not in the vector indexes."""
         stores = self.stores
         sub, epi, sem = await asyncio.gather(
             stores.interactions.search(
-                owner, vector, budgets.subconscious, include_consolidated=include_consolidated, as_of=as_of
+                owner,
+                vector,
+                budgets.subconscious,
+                include_consolidated=include_consolidated,
+                as_of=as_of,
+                scope=scope,
             )
             if budgets.subconscious > 0
             else _nothing(),
-            stores.episodes.search(owner, vector, budgets.episodic, as_of=as_of)
+            stores.episodes.search(owner, vector, budgets.episodic, as_of=as_of, scope=scope)
             if budgets.episodic > 0
             else _nothing(),
-            stores.facts.search(owner, vector, budgets.semantic, as_of=as_of)
+            stores.facts.search(owner, vector, budgets.semantic, as_of=as_of, scope=scope)
             if budgets.semantic > 0
             else _nothing(),
         )

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import timedelta
+
 from graph.database import Database
-from tests.support.api import REMEMBER_BATCH, STORY, Caller, count_nodes, unit
+from tests.support.api import REMEMBER_BATCH, STORY, T0, Caller, count_nodes, new_caller, unit
 
 READ = """query($id: ID!) { interaction(id: $id) { agentId sessionId metadata } }"""
 
@@ -100,3 +103,136 @@ async def test_forgetting_a_turn_removes_its_scopes_from_what_survives(caller: C
     for episode in after["episodes"]["nodes"]:
         agents = sorted({s["interaction"]["agentId"] for s in episode["sources"]})
         assert episode["agentIds"] == agents, episode
+
+
+RECALL = """query($user: ID!, $q: String!, $filter: RecallFilter) {
+  recall(userId: $user, query: $q, includeConsolidated: true,
+         budget: {subconscious: 100, episodic: 100, semantic: 100}, filter: $filter) {
+    subconscious { interaction { id userId agentId sessionId speaker metadata occurredAt } }
+    episodic { episode { id agentIds sessionIds } }
+    semantic { fact { id kind agentIds sessionIds } }
+  }
+}"""
+LISTED = """query($user: ID!, $filter: RecallFilter) { user(id: $user) {
+  interactions(first: 100, filter: $filter) { nodes { id agentId } }
+  episodes(first: 100, filter: $filter, current: true) { nodes { id agentIds } }
+  facts(first: 100, filter: $filter, status: ACTIVE) { nodes { id kind agentIds } }
+} }"""
+
+
+def _turn(i: int, agent: str, **extra: object) -> dict[str, object]:
+    topic = "x" if i % 3 == 0 else "y"
+    return unit(
+        f"Turn {i} about the garden and the weather.",
+        i,
+        agentId=agent,
+        sessionId=f"s{i % 2}",
+        speaker="user" if i % 2 == 0 else "assistant",
+        metadata={"topic": topic, "n": i, "tags": ["all", f"t{i % 4}"]},
+        **extra,
+    )
+
+
+async def _write(caller: Caller, user: str, turns: list[dict[str, object]]) -> None:
+    await caller.gql(
+        "mutation($user: ID!, $units: [UnitInput!]!) { rememberBatch(userId: $user, units: $units, "
+        "consolidate: false) { interactionId } }",
+        {"user": user, "units": turns},
+    )
+
+
+async def test_filters_give_exact_per_user_counts_beside_other_scopes_and_tenants(
+    db: Database, caller: Caller
+) -> None:
+    turns = [_turn(i, "a1" if i < 12 else "a2") for i in range(30)]
+    await _write(caller, "fu", turns)
+    # The same scopes for another user of the tenant and for the same user id in another tenant.
+    await _write(caller, "other", [_turn(i, "a1") for i in range(8)])
+    stranger = await new_caller(db, caller.http)
+    await _write(stranger, "fu", [_turn(i, "a1") for i in range(9)])
+
+    def expected(keep: Callable[[int], bool]) -> int:
+        return sum(1 for i in range(30) if keep(i))
+
+    cases: list[tuple[dict[str, object], int]] = [
+        ({"agentIds": ["a1"]}, 12),
+        ({"agentIds": ["a2"]}, 18),
+        ({"agentIds": ["a1", "a2"]}, 30),
+        ({"agentIds": ["nobody"]}, 0),
+        ({"sessionIds": ["s1"]}, 15),
+        ({"speakers": ["assistant"], "agentIds": ["a1"]}, expected(lambda i: i < 12 and i % 2 == 1)),
+        ({"metadata": [{"key": "topic", "equals": "x"}]}, expected(lambda i: i % 3 == 0)),
+        ({"metadata": [{"key": "topic", "anyOf": ["x", "y"]}]}, 30),
+        ({"metadata": [{"key": "n", "anyOf": [3, 4, 5.0, "6"]}]}, 3),
+        (
+            {"metadata": [{"key": "tags", "equals": "t1"}, {"key": "topic", "equals": "y"}]},
+            expected(lambda i: i % 4 == 1 and i % 3 != 0),
+        ),
+        (
+            {
+                "occurredAfter": (T0 + timedelta(days=10)).isoformat(),
+                "occurredBefore": (T0 + timedelta(days=20)).isoformat(),
+            },
+            10,
+        ),
+        ({"agentIds": ["a2"], "occurredBefore": (T0 + timedelta(days=15)).isoformat()}, 3),
+    ]
+    for given, count in cases:
+        found = (await caller.gql(RECALL, {"user": "fu", "q": "garden weather", "filter": given}))["recall"]
+        hits = [h["interaction"] for h in found["subconscious"]]
+        assert len(hits) == count, (given, len(hits))
+        assert {h["userId"] for h in hits} <= {"fu"}
+        listed = (await caller.gql(LISTED, {"user": "fu", "filter": given}))["user"]
+        assert len(listed["interactions"]["nodes"]) == count, given
+        assert {h["id"] for h in hits} == {n["id"] for n in listed["interactions"]["nodes"]}, given
+    # The stranger's filtered recall sees its own nine turns only.
+    theirs = await stranger.gql(RECALL, {"user": "fu", "q": "garden", "filter": {"agentIds": ["a1"]}})
+    assert len(theirs["recall"]["subconscious"]) == 9
+
+
+async def test_filters_narrow_episodes_and_facts_by_their_inherited_scopes(caller: Caller) -> None:
+    await tell_scoped_story(caller, "u5")
+    everything = (await caller.gql(LISTED, {"user": "u5", "filter": None}))["user"]
+    seen_facts = 0
+    for agent in ("agent-0", "agent-1"):
+        given = {"agentIds": [agent]}
+        found = (await caller.gql(RECALL, {"user": "u5", "q": "sushi salmon dog", "filter": given}))["recall"]
+        episodes = [e for e in everything["episodes"]["nodes"] if agent in e["agentIds"]]
+        facts = [f for f in everything["facts"]["nodes"] if agent in f["agentIds"]]
+        assert episodes, everything
+        seen_facts += len(facts)
+        assert sorted(h["episode"]["id"] for h in found["episodic"]) == sorted(e["id"] for e in episodes)
+        assert sorted(h["fact"]["id"] for h in found["semantic"]) == sorted(f["id"] for f in facts)
+        listed = (await caller.gql(LISTED, {"user": "u5", "filter": given}))["user"]
+        assert sorted(e["id"] for e in listed["episodes"]["nodes"]) == sorted(e["id"] for e in episodes)
+        assert sorted(f["id"] for f in listed["facts"]["nodes"]) == sorted(f["id"] for f in facts)
+    assert seen_facts > 0, everything
+    kinds = {f["kind"] for f in everything["facts"]["nodes"]}
+    kind = sorted(kinds)[0]
+    found = (await caller.gql(RECALL, {"user": "u5", "q": "sushi", "filter": {"kinds": [kind]}}))["recall"]
+    assert {h["fact"]["kind"] for h in found["semantic"]} == {kind}
+    assert len(found["semantic"]) == sum(1 for f in everything["facts"]["nodes"] if f["kind"] == kind)
+
+
+async def test_bad_filters_are_refused_with_the_field_named(caller: Caller) -> None:
+    await _write(caller, "fb", [_turn(0, "a1")])
+    cases = [
+        ({"agentIds": []}, "filter.agentIds must name at least one value"),
+        ({"metadata": [{"key": "topic"}]}, "give exactly one of `equals` and `anyOf`"),
+        ({"metadata": [{"key": "topic", "equals": ["x"]}]}, "a value must be a string, a number"),
+        ({"metadata": [{"key": "bad key", "equals": 1}]}, "not a metadata key"),
+        (
+            {"occurredAfter": "2024-05-02T00:00:00Z", "occurredBefore": "2024-05-01T00:00:00Z"},
+            "filter.occurredBefore must be later than filter.occurredAfter",
+        ),
+    ]
+    for given, words in cases:
+        for query in (RECALL, LISTED):
+            variables = (
+                {"user": "fb", "q": "x", "filter": given}
+                if query is RECALL
+                else {"user": "fb", "filter": given}
+            )
+            errors = await caller.errors(query, variables)
+            assert errors[0]["extensions"]["code"] == "BAD_USER_INPUT", (given, errors)
+            assert words in errors[0]["message"], (given, errors)

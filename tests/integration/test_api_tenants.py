@@ -21,6 +21,15 @@ BY_USER = {
     "user": "query($id: ID!) { user(id: $id) { id stats { interactions } } }",
     "recall": 'query($id: ID!) { recall(userId: $id, query: "sushi") { semantic { score } } }',
     "answer": 'query($id: ID!) { answer(userId: $id, question: "What is the dog called?") { text } }',
+    # A filter names scopes, never a tenant: it cannot reach another tenant's user either.
+    "recallFiltered": (
+        'query($id: ID!) { recall(userId: $id, query: "sushi", filter: {speakers: ["alice"], '
+        'metadata: [{key: "topic", anyOf: ["sushi"]}]}) { semantic { score } } }'
+    ),
+    "answerFiltered": (
+        'query($id: ID!) { answer(userId: $id, question: "What is the dog called?", '
+        'filter: {speakers: ["alice"]}) { text } }'
+    ),
     "consolidate": "mutation($id: ID!) { consolidate(userId: $id) { action } }",
     "forgetUser": "mutation($id: ID!) { forgetUser(id: $id) { userId } }",
 }

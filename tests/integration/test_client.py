@@ -573,3 +573,33 @@ async def test_the_readme_agent_loop_runs_and_is_idempotent(
     # Run again, as an agent restarted mid-conversation would: its source_refs store nothing new.
     await asyncio.to_thread(exec, code, dict(namespace))
     assert (await count_nodes(db, tenant.name)).get("Interaction") == 6
+
+
+async def test_scopes_and_filters_end_to_end(open_client: Opener, live: str, tenant: Tenant) -> None:
+    async with open_client(tenant.key, live) as memory:
+        notes = ["I bought a red bicycle.", "The dentist is on Friday.", "My favourite tea is jasmine."]
+        for day, agent in enumerate(["a1", "a2", "a1"]):
+            done = await memory.remember(
+                "erin",
+                notes[day],
+                occurred_at=_day(day),
+                agent_id=agent,
+                metadata={"day": day, "tags": ["x"]},
+            )
+            assert done.interaction is not None
+            assert done.interaction.agent_id == agent and done.interaction.metadata == {
+                "day": day,
+                "tags": ["x"],
+            }
+        mine = await memory.recall("erin", "tea bicycle dentist", filter={"agentIds": ["a1"]})
+        assert sorted(h.interaction.text for h in mine.subconscious) == sorted([notes[0], notes[2]])
+        one = await memory.recall(
+            "erin",
+            "tea bicycle dentist",
+            filter={"metadata": [{"key": "day", "anyOf": [1, 2]}], "agentIds": ["a2"]},
+        )
+        assert [h.interaction.text for h in one.subconscious] == [notes[1]]
+        with pytest.raises(BadUserInput):
+            await memory.remember("erin", "Bad.", metadata={"deep": {"a": 1}})
+        with pytest.raises(BadUserInput):
+            await memory.recall("erin", "tea", filter={"agentIds": []})

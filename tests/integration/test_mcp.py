@@ -134,8 +134,9 @@ async def test_tools_are_listed_with_their_arguments_and_descriptions(live: str,
         assert recall["tokens"]["default"] == 1000 and recall["layers"]["default"] is False
         assert recall["tokens"]["minimum"] == 1
         assert set(tools["remember"].input_schema["properties"]) == {
-            "user_id", "text", "speaker", "occurred_at", "session_id", "source_ref"
+            "user_id", "text", "speaker", "occurred_at", "session_id", "source_ref", "agent_id", "metadata"
         }  # fmt: skip
+        assert "filter" in recall and "filter" in tools["answer"].input_schema["properties"]
         assert tools["recall"].annotations is not None and tools["recall"].annotations.read_only_hint
         assert tools["forget_interaction"].annotations is not None
         assert tools["forget_interaction"].annotations.destructive_hint
@@ -229,6 +230,28 @@ async def test_story_facts_answer_audit_stats_and_forget(live: str, key: str) ->
 
 
 # -- errors ---------------------------------------------------------------------------------------
+
+
+async def test_remember_scoped_turns_and_recall_them_by_filter(live: str, key: str) -> None:
+    async with connect(live, key) as mcp:
+        notes = ["I bought a red bicycle.", "The dentist is on Friday.", "My favourite tea is jasmine."]
+        for day, (agent, topic) in enumerate([("a1", "work"), ("a2", "home"), ("a1", "home")]):
+            await call(
+                mcp, "remember", user_id="dan", text=notes[day], occurred_at=at(day),
+                agent_id=agent, metadata={"topic": topic, "tags": ["x"]},
+            )  # fmt: skip
+        scoped = {"agent_ids": ["a1"], "metadata": [{"key": "topic", "equals": "home"}]}
+        found = await call(mcp, "recall", user_id="dan", query="tea bicycle", layers=True, filter=scoped)
+        hits = found["layers"]["subconscious"]
+        assert [h["text"] for h in hits] == [notes[2]]
+        either = {"metadata": [{"key": "topic", "any_of": ["home", "work"]}]}
+        found = await call(mcp, "recall", user_id="dan", query="tea bicycle", layers=True, filter=either)
+        assert len(found["layers"]["subconscious"]) == 3
+        refused = await error(mcp, "remember", user_id="dan", text="Bad.", metadata={"tags": ["x", 1]})
+        assert refused.startswith("BAD_USER_INPUT: ") and "'tags'" in refused, refused
+        refused = await error(mcp, "recall", user_id="dan", query="tea", filter={"agent_ids": []})
+        assert refused.startswith("BAD_USER_INPUT: ") and "agentIds" in refused, refused
+        assert (await call(mcp, "user_stats", user_id="dan"))["interactions"] == 3
 
 
 async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(

@@ -3,6 +3,8 @@
 // user: the true top k, whatever other tenants store); above it, a pool of $pool nearest nodes
 // from the vector index, filtered inside it to the user, re-ranked by exact cosine. Counting stops
 // at $exact_limit + 1, so the size check costs no more than the scan it replaces.
+// With a filter ($filtered; the $f_* parameters, graph/scopes.py) every layer is an exact scan of
+// the user's nodes that match it: k hits whenever k match, never a post-filter of an index's top k.
 // A budget of 0 skips its layer. recall/lexical runs at the same time (on another core).
 // Instants come back as ISO strings: the driver's temporal decoding is slow Python.
 CYPHER 25
@@ -11,12 +13,14 @@ CALL () {
   CALL () {
     MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
     WITH n LIMIT $exact_limit + 1
-    RETURN count(n) <= $exact_limit AS exact
+    RETURN $filtered OR count(n) <= $exact_limit AS exact
   }
   CALL (exact) {
     WITH exact WHERE exact
     MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
     WHERE n.consolidated IN $consolidated
+      AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes)))
+      AND ($f_since IS NULL OR n.occurred_at >= $f_since) AND ($f_until IS NULL OR n.occurred_at < $f_until)
     RETURN n
   UNION
     WITH exact WHERE NOT exact
@@ -41,12 +45,14 @@ CALL () {
   CALL () {
     MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
     WITH n LIMIT $exact_limit + 1
-    RETURN count(n) <= $exact_limit AS exact
+    RETURN $filtered OR count(n) <= $exact_limit AS exact
   }
   CALL (exact) {
     WITH exact WHERE exact
     MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
     WHERE n.current = true
+      AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes)))
+      AND ($f_since IS NULL OR n.last_at >= $f_since) AND ($f_until IS NULL OR n.first_at < $f_until)
     RETURN n
   UNION
     WITH exact WHERE NOT exact
@@ -72,12 +78,16 @@ CALL () {
   CALL () {
     MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
     WITH n LIMIT $exact_limit + 1
-    RETURN count(n) <= $exact_limit AS exact
+    RETURN $filtered OR count(n) <= $exact_limit AS exact
   }
   CALL (exact) {
     WITH exact WHERE exact
     MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
     WHERE n.status = 'active'
+      AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes))) AND ($f_kinds IS NULL OR n.kind IN $f_kinds)
+      AND ($f_since IS NULL OR n.valid_from >= $f_since) AND ($f_until IS NULL OR n.valid_from < $f_until)
+      AND ($f_valid_since IS NULL OR n.valid_from >= $f_valid_since)
+      AND ($f_valid_until IS NULL OR n.valid_from < $f_valid_until)
     RETURN n
   UNION
     WITH exact WHERE NOT exact

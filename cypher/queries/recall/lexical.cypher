@@ -3,6 +3,7 @@
 // recall may return it (no limit: the full-text index's own scores count every tenant's text, so
 // they neither rank nor cut), and how many items the user has there (a count of index entries,
 // no property read). graph/lexical.py scores them by BM25 over the user's items alone.
+// A filter (the $f_* parameters, graph/scopes.py) narrows `searched`, never the statistics.
 // $lucene is already restricted to the user's key. A budget of 0 skips its layer.
 // Instants come back as ISO strings: the driver's temporal decoding is slow Python.
 CYPHER 25
@@ -16,7 +17,9 @@ CALL () {
   CALL db.index.fulltext.queryNodes('interaction_text', $lucene) YIELD node
   WITH node
   WHERE node.tenant = $tenant AND node.user_id = $user_id
-  RETURN collect(node {searched: node.consolidated IN $consolidated,
+  RETURN collect(node {searched: coalesce(node.consolidated IN $consolidated
+                         AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN node.scopes)))
+      AND ($f_since IS NULL OR node.occurred_at >= $f_since) AND ($f_until IS NULL OR node.occurred_at < $f_until), false),
                        .id, .tenant, .user_id, .session_id, .speaker, .text, .seq, .consolidated,
                        .source_ref, .agent_id, .metadata, occurred_at: toString(node.occurred_at),
                        consolidated_at: toString(node.consolidated_at)}) AS interactions_lexical
@@ -31,7 +34,9 @@ CALL () {
   CALL db.index.fulltext.queryNodes('episode_summary', $lucene) YIELD node
   WITH node
   WHERE node.tenant = $tenant AND node.user_id = $user_id
-  RETURN collect(node {searched: node.current = true,
+  RETURN collect(node {searched: coalesce(node.current = true
+                         AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN node.scopes)))
+      AND ($f_since IS NULL OR node.last_at >= $f_since) AND ($f_until IS NULL OR node.first_at < $f_until), false),
                        .id, .tenant, .user_id, .title, .summary, .version, .current,
                        first_at: toString(node.first_at), last_at: toString(node.last_at),
                        created_at: toString(node.created_at), valid_from: toString(node.valid_from),
@@ -47,7 +52,11 @@ CALL () {
   CALL db.index.fulltext.queryNodes('fact_text', $lucene) YIELD node
   WITH node
   WHERE node.tenant = $tenant AND node.user_id = $user_id
-  RETURN collect(node {searched: node.status = 'active',
+  RETURN collect(node {searched: coalesce(node.status = 'active'
+                         AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN node.scopes))) AND ($f_kinds IS NULL OR node.kind IN $f_kinds)
+      AND ($f_since IS NULL OR node.valid_from >= $f_since) AND ($f_until IS NULL OR node.valid_from < $f_until)
+      AND ($f_valid_since IS NULL OR node.valid_from >= $f_valid_since)
+      AND ($f_valid_until IS NULL OR node.valid_from < $f_valid_until), false),
                        .id, .tenant, .user_id, .text, .kind, .status,
                        valid_from: toString(node.valid_from), valid_to: toString(node.valid_to),
                        created_at: toString(node.created_at), .scopes}) AS facts_lexical

@@ -1,6 +1,7 @@
 // A user's facts in valid-time order (valid_from in ns), after a cursor.
 // Keyset pagination on (key, id): the cursor holds the last key and id seen, so pages stay stable
-// while new memory arrives. Every filter is a parameter; a null parameter disables its filter.
+// while new memory arrives. Every filter is a parameter; a null parameter disables its filter
+// (the $f_* ones: a recall filter, graph/scopes.py).
 MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
 WITH n, n.valid_from.epochSeconds * 1000000000 + n.valid_from.nanosecond AS key
 WHERE ($after_key IS NULL OR key > $after_key OR (key = $after_key AND n.id > $after_id))
@@ -11,6 +12,10 @@ WHERE ($after_key IS NULL OR key > $after_key OR (key = $after_key AND n.id > $a
   AND ($kind IS NULL OR n.kind = $kind)
   AND ($as_of IS NULL OR (n.valid_from <= $as_of AND (n.valid_to IS NULL OR n.valid_to > $as_of)
                           AND n.status <> 'retracted'))
+  AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes))) AND ($f_kinds IS NULL OR n.kind IN $f_kinds)
+  AND ($f_since IS NULL OR n.valid_from >= $f_since) AND ($f_until IS NULL OR n.valid_from < $f_until)
+  AND ($f_valid_since IS NULL OR n.valid_from >= $f_valid_since)
+  AND ($f_valid_until IS NULL OR n.valid_from < $f_valid_until)
 RETURN n {.*, embedding: null} AS node, key
 ORDER BY key ASC, n.id ASC
 LIMIT $limit

@@ -1,7 +1,8 @@
 // A user's interactions in time order (occurred_at in ns, then seq), oldest first, after a cursor.
 // Keyset pagination on (key, seq): the cursor holds the last key and the id of the interaction
 // seen last, whose seq breaks ties (a cursor whose interaction was erased meanwhile resumes after
-// its key). Every filter is a parameter; a null parameter disables its filter.
+// its key). Every filter is a parameter; a null parameter disables its filter (the $f_* ones: a
+// recall filter, graph/scopes.py).
 OPTIONAL MATCH (a:Interaction {tenant: $tenant, user_id: $user_id, id: $after_id})
 OPTIONAL MATCH (b:Interaction {tenant: $tenant, user_id: $user_id, id: $before_id})
 WITH a.seq AS after_seq, b.seq AS before_seq
@@ -15,6 +16,8 @@ WHERE ($after_key IS NULL OR key > $after_key
   AND ($until IS NULL OR n.occurred_at < $until)
   AND ($consolidated IS NULL OR n.consolidated = $consolidated)
   AND ($session_id IS NULL OR n.session_id = $session_id)
+  AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes)))
+  AND ($f_since IS NULL OR n.occurred_at >= $f_since) AND ($f_until IS NULL OR n.occurred_at < $f_until)
 RETURN n {.*, embedding: null} AS node, key
 ORDER BY key ASC, n.seq ASC
 LIMIT $limit
