@@ -110,6 +110,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--group-commit-ms", type=float, default=1.0, help="RECMEM_GROUP_COMMIT_WAIT_MS")
     add_flag(parser, "--sweep-only", "only the concurrency sweep")
+    add_flag(
+        parser,
+        "--metadata-filter",
+        "load turns with a metadata topic and also measure recall filtered to one topic",
+    )
     parser.add_argument("--chart", help="PNG path (default: the output's path with .png)")
     parser.add_argument("--output", default=str(DEFAULT_OUTPUT))
     parser.add_argument(
@@ -153,6 +158,7 @@ def run_options(args: argparse.Namespace, embedder: str) -> tuple[RunOptions, li
         floor_block=args.floor_block,
         profile=args.profile,
         profile_n=args.profile_n,
+        metadata_filter=args.metadata_filter,
     )
     if embedder == "minilm":
         minilm = dataclasses.replace(options, remember=args.minilm_remember, modes=["inline"], gated_batch=0)

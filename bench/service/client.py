@@ -18,8 +18,8 @@ REMEMBER = """mutation Remember($input: RememberInput!) {
 REMEMBER_BATCH = """mutation Batch($userId: ID!, $units: [UnitInput!]!, $consolidate: Boolean) {
   rememberBatch(userId: $userId, units: $units, consolidate: $consolidate) { interactionId created }
 }"""
-RECALL = """query Recall($userId: ID!, $query: String!, $budget: BudgetInput) {
-  recall(userId: $userId, query: $query, budget: $budget) {
+RECALL = """query Recall($userId: ID!, $query: String!, $budget: BudgetInput, $filter: RecallFilter) {
+  recall(userId: $userId, query: $query, budget: $budget, filter: $filter) {
     semantic { score fact { id text validFrom } sources { id } }
     episodic { score episode { id title summary version } sourceIds }
     subconscious { score interaction { id text occurredAt } }

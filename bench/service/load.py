@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from bench.machine import loadavg
 from bench.service.client import BUDGETS, RECALL, REMEMBER, REMEMBER_BATCH, Client
@@ -26,6 +26,12 @@ class RememberInput(TypedDict):
     sessionId: str
 
 
+# With --metadata-filter every loaded turn carries {"topic": "t<i mod 10>"}, and the filtered
+# recall asks for one topic: a tenth of the user's turns match.
+METADATA_TOPICS = 10
+METADATA_FILTER: dict[str, object] = {"metadata": [{"key": "topic", "equals": "t3"}]}
+
+
 class BatchUnit(TypedDict):
     """One `UnitInput` of a rememberBatch."""
 
@@ -33,6 +39,7 @@ class BatchUnit(TypedDict):
     speaker: str
     occurredAt: str
     sessionId: str
+    metadata: NotRequired[dict[str, str]]
 
 
 def remember_input(salads: Salads, user: str, i: int, session: str = "bench") -> RememberInput:
@@ -73,8 +80,8 @@ def measure_remember(client: Client, salads: Salads, user: str, count: int, warm
     }
 
 
-def _units(salads: Salads, sent: int, n: int) -> list[BatchUnit]:
-    return [
+def _units(salads: Salads, sent: int, n: int, metadata: bool = False) -> list[BatchUnit]:
+    units: list[BatchUnit] = [
         {
             "text": salads.text(),
             "speaker": "user" if (sent + j) % 2 == 0 else "assistant",
@@ -83,10 +90,20 @@ def _units(salads: Salads, sent: int, n: int) -> list[BatchUnit]:
         }
         for j in range(n)
     ]
+    if metadata:
+        for j, unit in enumerate(units):
+            unit["metadata"] = {"topic": f"t{(sent + j) % METADATA_TOPICS}"}
+    return units
 
 
 def load_user(
-    client: Client, salads: Salads, user: str, size: int, batch: int, consolidate: bool | None
+    client: Client,
+    salads: Salads,
+    user: str,
+    size: int,
+    batch: int,
+    consolidate: bool | None,
+    metadata: bool = False,
 ) -> LoadResult:
     sent = 0
     batch_ms: list[float] = []
@@ -94,7 +111,8 @@ def load_user(
     last_report = start
     while sent < size:
         n = min(batch, size - sent)
-        variables = {"userId": user, "units": _units(salads, sent, n), "consolidate": consolidate}
+        units = _units(salads, sent, n, metadata)
+        variables = {"userId": user, "units": units, "consolidate": consolidate}
         data, ms = client.call(REMEMBER_BATCH, variables)
         assert len(data["rememberBatch"]) == n
         batch_ms.append(ms)
@@ -115,23 +133,34 @@ def load_user(
     }
 
 
-def measure_recall(client: Client, salads: Salads, user: str, queries: int, warmup: int) -> RecallResult:
+def measure_recall(
+    client: Client,
+    salads: Salads,
+    user: str,
+    queries: int,
+    warmup: int,
+    filter: dict[str, object] | None = None,
+) -> RecallResult:
     latencies: list[float] = []
     hits = {"subconscious": 0, "episodic": 0, "semantic": 0}
     for i in range(warmup + queries):
-        data, ms = client.call(RECALL, {"userId": user, "query": salads.query(), "budget": BUDGETS})
+        variables = {"userId": user, "query": salads.query(), "budget": BUDGETS, "filter": filter}
+        data, ms = client.call(RECALL, variables)
         if i < warmup:
             continue
         latencies.append(ms)
         for layer in hits:
             hits[layer] += len(data["recall"][layer])
-    return {
+    found: RecallResult = {
         "latency": summary(latencies),
         "budgets": BUDGETS,
         "warmup_queries": warmup,
         "mean_hits_per_layer": {k: round(v / max(queries, 1), 2) for k, v in hits.items()},
         "load_average_after": loadavg(),
     }
+    if filter is not None:
+        found["filter"] = filter
+    return found
 
 
 def warm_up(client: Client, salads: Salads, requests: int, batch: int) -> WarmUp:

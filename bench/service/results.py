@@ -66,6 +66,8 @@ class RecallResult(TypedDict):
     cpu_ms_per_op: NotRequired[CpuMs]
     interactions: NotRequired[int]
     settle_s_after_load: NotRequired[float]
+    # The RecallFilter of a filtered recall (--metadata-filter).
+    filter: NotRequired[dict[str, object]]
 
 
 class BatchIngest(TypedDict):
@@ -192,6 +194,8 @@ class EmbedderRun(TypedDict, total=False):
     remember_inline: RememberResult
     remember_background: RememberResult
     recall: dict[str, RecallResult]
+    # With --metadata-filter: the same users' recall under a metadata filter, per size.
+    recall_filtered: dict[str, RecallResult]
     batch_ingest_partial: dict[str, LoadResult]
     batch_ingest: BatchIngest
     batch_ingest_gated: LoadResult

@@ -13,7 +13,7 @@ from typing import Literal
 
 from bench.service.client import Client
 from bench.service.floors import driver_floors
-from bench.service.load import load_user, measure_recall, measure_remember, warm_up
+from bench.service.load import METADATA_FILTER, load_user, measure_recall, measure_remember, warm_up
 from bench.service.process import (
     Target,
     cpu_meter,
@@ -48,6 +48,8 @@ class RunOptions:
     floor_block: int
     profile: bool
     profile_n: int
+    # Load turns with a metadata topic and measure recall with a filter on one topic as well.
+    metadata_filter: bool = False
 
 
 def remember_key(mode: Mode) -> Literal["remember_inline", "remember_background"]:
@@ -158,7 +160,9 @@ class EmbedderBench:
         options, pids, user = self.options, self._pids(service), f"recall-{size}"
         log(f"[{self.embedder}/{mode}] load {size} interactions via rememberBatch")
         with cpu_meter(pids, size) as cpu:
-            load = load_user(client, self.salads, user, size, options.max_batch, False)
+            load = load_user(
+                client, self.salads, user, size, options.max_batch, False, options.metadata_filter
+            )
         load["cpu_ms_per_interaction"] = cpu.per_op
         log(f"  {load['interactions_per_s']} interactions/s")
         self.recall_users[size] = user
@@ -171,7 +175,22 @@ class EmbedderBench:
         recall["interactions"] = size
         recall["settle_s_after_load"] = settled
         log(f"  p50 {recall['latency']['p50_ms']} ms")
+        if options.metadata_filter:
+            self._filtered(pids, client, user, size)
         return load, recall
+
+    def _filtered(self, pids: dict[str, int | None], client: Client, user: str, size: int) -> None:
+        """The same user's recall under a metadata filter on one topic (a tenth of its turns)."""
+        options = self.options
+        log(f"[{self.embedder}] filtered recall x{options.queries} at {size}")
+        with cpu_meter(pids, options.queries + options.warmup) as cpu:
+            found = measure_recall(
+                client, self.salads, user, options.queries, options.warmup, filter=METADATA_FILTER
+            )
+        found["cpu_ms_per_op"] = cpu.per_op
+        found["interactions"] = size
+        self.result.setdefault("recall_filtered", {})[str(size)] = found
+        log(f"  p50 {found['latency']['p50_ms']} ms (filtered)")
 
     def _gated(self, mode: Mode, service: ServeProcess, client: Client) -> LoadResult:
         gated = self.options.gated_batch
