@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from consolidation.types import Unit
+from consolidation.recall.filters import scope_filter
+from consolidation.types import MetadataCondition, RecallFilters, Unit
 from consolidation.writing.checks import check_batch
 from graph.errors import InvalidInput
 from graph.models import Owner
@@ -73,3 +76,50 @@ def test_the_batch_check_refuses_the_whole_batch_naming_the_unit() -> None:
         check_batch(OWNER, [good, bad], 1024)
     with pytest.raises(InvalidInput, match="interaction 0 agent_id must not be empty"):
         check_batch(OWNER, [Unit(text="x", agent_id=" ")], 1024)
+
+
+def test_a_filter_becomes_groups_of_tokens() -> None:
+    moment = datetime(2024, 5, 1, tzinfo=UTC)
+    scope = scope_filter(
+        RecallFilters(
+            agent_ids=("a1", "a2", "a1"),
+            speakers=("user",),
+            metadata=(MetadataCondition("topic", ("x",)), MetadataCondition("n", (1, 2.0, "2"))),
+            kinds=("preference",),
+            occurred_after=moment,
+        )
+    )
+    assert scope.groups == (
+        ("agent:a1", "agent:a2"),
+        ("speaker:user",),
+        ('meta:topic="x"',),
+        ("meta:n=1", "meta:n=2", 'meta:n="2"'),
+    )
+    assert (
+        scope.active and scope.params()["f_since"] == moment and scope.params()["f_kinds"] == ["preference"]
+    )
+    assert not scope_filter(None).active and scope_filter(RecallFilters()).params()["f_scopes"] is None
+
+
+@pytest.mark.parametrize(
+    ("filters", "words"),
+    [
+        (RecallFilters(agent_ids=()), "filter.agentIds must name at least one value"),
+        (RecallFilters(session_ids=(" ",)), "filter.sessionIds must not be empty"),
+        (RecallFilters(speakers=tuple(str(i) for i in range(101))), "at most 100 values"),
+        (RecallFilters(metadata=(MetadataCondition("bad key", ("x",)),)), "not a metadata key"),
+        (RecallFilters(metadata=(MetadataCondition("k", (["x"],)),)), "a value must be a string"),  # type: ignore[arg-type]
+        (RecallFilters(kinds=("opinion",)), "'opinion' is not one of"),
+        (
+            RecallFilters(
+                occurred_after=datetime(2024, 5, 2, tzinfo=UTC),
+                occurred_before=datetime(2024, 5, 1, tzinfo=UTC),
+            ),
+            "filter.occurredBefore must be later than filter.occurredAfter",
+        ),
+        (RecallFilters(valid_from_after=datetime(2024, 5, 2)), "filter.validFromAfter must carry a timezone"),
+    ],
+)
+def test_a_bad_filter_is_refused_naming_its_field(filters: RecallFilters, words: str) -> None:
+    with pytest.raises(InvalidInput, match=words):
+        scope_filter(filters)
