@@ -392,7 +392,8 @@ class MemoryEngine:
         filters: RecallFilters | None = None,
     ) -> Recall:
         """Per-layer hits under `budgets`; with `tokens`, also the assembled context of at most
-        that many o200k tokens (consolidation/recall/context.py)."""
+        that many o200k tokens (consolidation/recall/context.py). `filters` narrows every layer
+        inside the store's statements (docs/scopes.md#filters)."""
         require_owner(owner.tenant, owner.user_id)
         require_text("query", query, self.settings.max_text_bytes)
         require_token_budget(tokens)

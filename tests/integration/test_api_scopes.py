@@ -105,8 +105,8 @@ async def test_forgetting_a_turn_removes_its_scopes_from_what_survives(caller: C
         assert episode["agentIds"] == agents, episode
 
 
-RECALL = """query($user: ID!, $q: String!, $filter: RecallFilter) {
-  recall(userId: $user, query: $q, includeConsolidated: true,
+RECALL = """query($user: ID!, $q: String!, $filter: RecallFilter, $asOf: DateTime) {
+  recall(userId: $user, query: $q, includeConsolidated: true, asOf: $asOf,
          budget: {subconscious: 100, episodic: 100, semantic: 100}, filter: $filter) {
     subconscious { interaction { id userId agentId sessionId speaker metadata occurredAt } }
     episodic { episode { id agentIds sessionIds } }
@@ -185,6 +185,15 @@ async def test_filters_give_exact_per_user_counts_beside_other_scopes_and_tenant
         listed = (await caller.gql(LISTED, {"user": "fu", "filter": given}))["user"]
         assert len(listed["interactions"]["nodes"]) == count, given
         assert {h["id"] for h in hits} == {n["id"] for n in listed["interactions"]["nodes"]}, given
+        # As of a later day, the exact scan of the past takes the same filter.
+        later = {
+            "user": "fu",
+            "q": "garden weather",
+            "filter": given,
+            "asOf": (T0 + timedelta(days=90)).isoformat(),
+        }
+        past = (await caller.gql(RECALL, later))["recall"]["subconscious"]
+        assert {h["interaction"]["id"] for h in past} == {h["id"] for h in hits}, given
     # The stranger's filtered recall sees its own nine turns only.
     theirs = await stranger.gql(RECALL, {"user": "fu", "q": "garden", "filter": {"agentIds": ["a1"]}})
     assert len(theirs["recall"]["subconscious"]) == 9
