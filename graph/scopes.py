@@ -117,6 +117,9 @@ def value_problem(value: Any) -> str | None:
             return f"a list holds at most {MAX_METADATA_LIST_ITEMS} strings; got {len(value)}"
         if not all(isinstance(v, str) for v in value):
             return "a list may hold strings only"
+        for item in value:
+            if (problem := scalar_problem(item)) is not None:
+                return f"in its list: {problem}"
         if _size(json.dumps(value, ensure_ascii=False)) > MAX_METADATA_VALUE_BYTES:
             return f"the value is larger than {MAX_METADATA_VALUE_BYTES} bytes as JSON"
         return None

@@ -51,6 +51,7 @@ def test_a_number_and_its_string_are_different_values() -> None:
         ({"k": [1, 2]}, "'k': a list may hold strings only"),
         ({"k": ["a"] * 33}, "'k': a list holds at most 32"),
         ({"k": float("nan")}, "'k': a number must be finite"),
+        ({"k": ["\ud800"]}, "'k': in its list: the value is not valid Unicode"),
         ({f"k{i}": "v" * 200 for i in range(30)}, "larger than 4096 bytes"),
     ],
 )
