@@ -158,19 +158,18 @@ class Portability:
             edges,
         )
         yield header.line()
-        ids: dict[str, list[str]] = {}
+        found: list[str] = []
         for label in labels:
             after = ""
             # A node of several labels is read once, under its first one.
             while page := await self.store.nodes(owner, label, after):
-                ids.setdefault(label, []).extend(n.id for n in page)
+                found.extend(n.element_id for n in page)
                 for node in page:
                     yield node_line(node)
                 after = page[-1].id
-        for label, owned in ids.items():
-            for start in range(0, len(owned), BATCH):
-                for edge in await self.store.edges(owner, label, owned[start : start + BATCH]):
-                    yield edge_line(edge)
+        for start in range(0, len(found), BATCH):
+            for edge in await self.store.edges(owner, found[start : start + BATCH]):
+                yield edge_line(edge)
 
     async def import_user(
         self, parsed: UserExport, target: Owner, progress: ImportProgress | None = None
@@ -191,15 +190,15 @@ class Portability:
             )
         progress.started(len(nodes) + len(edges))
         embedded = 0
+        element_ids: dict[str, str] = {}
         for start in range(0, len(nodes), BATCH):
             writes = await self._writes(nodes[start : start + BATCH])
             embedded += sum(w.embedding is not None for w in writes)
-            await self.store.write_nodes(target, writes)
+            element_ids |= await self.store.write_nodes(target, writes)
             progress.advanced(len(writes))
-        labels = {n.id: n.labels[0] for n in nodes}
         for start in range(0, len(edges), BATCH):
             chunk = edges[start : start + BATCH]
-            await self.store.write_edges(target, chunk, labels)
+            await self.store.write_edges(target, chunk, element_ids)
             progress.advanced(len(chunk))
         await self.store.finish(target)
         return ImportReport(
@@ -352,6 +351,8 @@ def _node(line: dict[str, Any]) -> NodeRecord:
     for label, field_name in EMBEDDED.items():
         if labels[0] == label and not isinstance(decoded.get(field_name), str):
             raise InvalidInput(f"{label} {node_id!r} has no {field_name} to embed")
+    if labels[0] == "ConsolidationEvent" and not _is_int(decoded.get("seq")):
+        raise InvalidInput(f"ConsolidationEvent {node_id!r} needs an integer seq")
     if labels[0] == "Interaction":
         if not isinstance(decoded.get("speaker"), str) or _native(decoded.get("occurred_at")) is None:
             raise InvalidInput(f"Interaction {node_id!r} needs a speaker and an occurred_at $datetime")
@@ -369,6 +370,10 @@ def _edge(line: dict[str, Any]) -> EdgeRecord:
         raise InvalidInput("edge properties must be an object")
     decode_properties(properties)
     return EdgeRecord(kind, source, target, dict(properties))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_id(value: Any) -> str:

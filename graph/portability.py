@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from neo4j.time import Date, DateTime, Duration, Time
@@ -51,6 +51,8 @@ class NodeRecord:
     id: str
     properties: dict[str, Json]
     held: bool
+    # Where the read found it (for reading its edges); not part of the file.
+    element_id: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -168,13 +170,17 @@ class PortabilityStore:
                 id=row["id"],
                 properties={k: encode_value(v) for k, v in sorted(row["properties"])},
                 held=bool(row["held"]),
+                element_id=row["element_id"],
             )
             for row in rows
         ]
 
-    async def edges(self, owner: Owner, label: str, ids: Sequence[str]) -> list[EdgeRecord]:
-        """The edges from these nodes (of `label`) to other nodes of the user, one per type and pair."""
-        rows = await self.db.read("queries/portability/edges", **owner.params(), label=label, ids=list(ids))
+    async def edges(self, owner: Owner, element_ids: Sequence[str]) -> list[EdgeRecord]:
+        """The edges from these nodes (as `nodes` found them) to other nodes of the user, one per
+        type and pair."""
+        rows = await self.db.read(
+            "queries/portability/edges", **owner.params(), element_ids=list(element_ids)
+        )
         return [
             EdgeRecord(
                 r["type"],
@@ -189,8 +195,11 @@ class PortabilityStore:
         """Ids among `nodes` that a node of another owner holds already."""
         found: list[str] = []
         for start in range(0, len(nodes), PAGE):
-            chunk = [{"label": n.labels[0], "id": n.id} for n in nodes[start : start + PAGE]]
-            rows = await self.db.read("queries/portability/owners", nodes=chunk)
+            chunk = [
+                {"label": n.labels[0], "id": n.id, "seq": n.properties.get("seq")}
+                for n in nodes[start : start + PAGE]
+            ]
+            rows = await self.db.read("queries/portability/owners", **owner.params(), nodes=chunk)
             found += [r["id"] for r in rows if (r["tenant"], r["user_id"]) != (owner.tenant, owner.user_id)]
         return found
 
@@ -202,8 +211,9 @@ class PortabilityStore:
         )
         return int(rows[0]["others"] or 0)
 
-    async def write_nodes(self, owner: Owner, writes: Sequence[NodeWrite]) -> int:
-        """One transaction: the nodes MERGEd by id, their properties replaced by the write's."""
+    async def write_nodes(self, owner: Owner, writes: Sequence[NodeWrite]) -> dict[str, str]:
+        """One transaction: the nodes MERGEd by id, their properties replaced by the write's; the
+        element id of each (for `write_edges`)."""
         rows = []
         for write in writes:
             node = write.node
@@ -219,25 +229,29 @@ class PortabilityStore:
             )
             rows.append(
                 {
+                    "label": node.labels[0],
                     "labels": node.labels,
                     "id": node.id,
+                    # An event is found by its user and seq (cypher/queries/portability/write_nodes).
+                    "seq": write.properties.get("seq"),
                     "properties": properties,
                     "held": node.held,
                     "embedding": embedding,
                 }
             )
         written = await self.db.write("queries/portability/write_nodes", **owner.params(), rows=rows)
-        return int(written[0]["written"]) if written else 0
+        return {node_id: element_id for node_id, element_id in written[0]["written"]} if written else {}
 
-    async def write_edges(self, owner: Owner, edges: Sequence[EdgeRecord], labels: Mapping[str, str]) -> int:
-        """One transaction: the edges MERGEd per type and pair; `labels` gives each end's label."""
+    async def write_edges(
+        self, owner: Owner, edges: Sequence[EdgeRecord], element_ids: Mapping[str, str]
+    ) -> int:
+        """One transaction: the edges MERGEd per type and pair; `element_ids` maps each end's id
+        to what `write_nodes` answered."""
         rows = [
             {
                 "type": e.type,
-                "source": e.source,
-                "target": e.target,
-                "source_label": labels[e.source],
-                "target_label": labels[e.target],
+                "source": element_ids[e.source],
+                "target": element_ids[e.target],
                 "properties": decode_properties(e.properties),
             }
             for e in edges
