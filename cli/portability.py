@@ -4,11 +4,11 @@ any tenant and user (docs/export.md)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import typer
 
@@ -71,9 +71,9 @@ def import_(
     from graph.validation import require_owner
 
     require_owner(tenant, user)
-    source = path.open(encoding="utf-8") if path else sys.stdin
+    source = path.open("rb") if path else sys.stdin.buffer
     try:
-        parsed = parse(source)
+        parsed = parse(_text_lines(source))
     finally:
         if path:
             source.close()
@@ -92,6 +92,17 @@ def import_(
         }
 
     typer.echo(json.dumps(asyncio.run(work())))
+
+
+def _text_lines(source: BinaryIO) -> Iterator[str]:
+    """The file's lines as text; a line that is not UTF-8 is bad input, named by its number."""
+    from graph.errors import InvalidInput
+
+    for number, raw in enumerate(source, start=1):
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            raise InvalidInput(f"line {number}: not UTF-8 text (byte {bad.start + 1})") from None
 
 
 class _ImportBar:
