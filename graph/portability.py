@@ -31,7 +31,8 @@ RESERVED_TYPES = frozenset({"HAS"})
 # Properties never exported: the vectors (re-made on import) and what an owner determines.
 VECTOR_PROPERTIES = frozenset({"embedding", "sentence_vectors", "embedding_key"})
 OWNER_PROPERTIES = frozenset({"tenant", "user_id", "owner_key"})
-EXCLUDED = VECTOR_PROPERTIES | OWNER_PROPERTIES
+# The id is the line's own, not repeated among the properties.
+EXCLUDED = VECTOR_PROPERTIES | OWNER_PROPERTIES | {"id"}
 # Labels whose nodes carry `owner_key` (their full-text indexes filter on it; cypher/schema/01[4-6]).
 OWNER_KEYED = frozenset({"Interaction", "Episode", "Fact"})
 # What a label, an edge type or a property name may look like in a file (they reach Cypher as
@@ -217,7 +218,11 @@ class PortabilityStore:
         rows = []
         for write in writes:
             node = write.node
-            properties = dict(write.properties) | {"tenant": owner.tenant, "user_id": owner.user_id}
+            properties = dict(write.properties) | {
+                "id": node.id,
+                "tenant": owner.tenant,
+                "user_id": owner.user_id,
+            }
             if OWNER_KEYED & set(node.labels):
                 properties["owner_key"] = owner.key
             if write.sentence_vectors is not None:
