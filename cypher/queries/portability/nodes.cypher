@@ -35,6 +35,7 @@ WITH n
 WHERE n.id > $after AND none(l IN labels(n) WHERE l < $label AND NOT l IN $reserved)
 RETURN n.id AS id, elementId(n) AS element_id, labels(n) AS labels,
        [k IN keys(n) WHERE NOT k IN $excluded | [k, n[k]]] AS properties,
-       EXISTS { MATCH (:User {tenant: $tenant, id: $user_id})-[:HAS]->(n) } AS held
+       // From the node (one incoming HAS at most), not from the user (all of its HAS edges).
+       size([(n)<-[:HAS]-(u:User) WHERE u.tenant = $tenant AND u.id = $user_id | u]) > 0 AS held
 ORDER BY n.id
 LIMIT $limit
