@@ -148,6 +148,8 @@ async def test_export_forget_import_gives_the_same_memory(
     retracted = [line for line in before if line.get("properties", {}).get("status") == "retracted"]
     assert retracted and retracted[0]["properties"]["retraction_reason"] == "the user said it was wrong"
     counts_before = await count_nodes(db, owner.tenant, owner.user_id)
+    events_before = (await services.engine.stores.events.latest(owner)).seq
+    assert events_before > 0
 
     await services.forgetter.forget_user(owner)
     assert await count_nodes(db, owner.tenant, owner.user_id) == {}
@@ -160,6 +162,8 @@ async def test_export_forget_import_gives_the_same_memory(
     assert content(after) == content(before)
     assert await count_nodes(db, owner.tenant, owner.user_id) == counts_before
     assert await observe(services, caller, owner) == seen
+    # The event log goes on from the same sequence.
+    assert (await services.engine.stores.events.latest(owner)).seq == events_before
 
     # Idempotent: the same file again changes nothing.
     await portability.import_user(parse(as_file(before)), owner)
