@@ -1,4 +1,5 @@
-"""The Starlette application: `/graphql` (HTTP and websocket), `/mcp`, `/healthz`, `/readyz`, `/metrics`.
+"""The Starlette application: `/graphql` (HTTP and websocket), `/mcp`, `/export`, `/healthz`, `/readyz`,
+`/metrics`.
 
 The Neo4j driver, the schema migration and the engine live in the app's lifespan, so they belong
 to the event loop that serves requests. Neo4j being down at start does not stop the process:
@@ -19,6 +20,8 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from api.context import services_of
 from api.explorer import routes as explorer_routes
+from api.export import PATH as EXPORT_PATH
+from api.export import ExportEndpoint
 from api.graphiql import ASSET_PATH, asset
 from api.http import GraphQLEndpoint, MemoryGraphQL, internal_error, render_refusal
 from api.mcp import build_mcp
@@ -89,6 +92,7 @@ def create_app(
         routes=[
             *graphql_routes(graphql, api),
             Route("/mcp", mcp),
+            export_route(api),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics),
@@ -129,6 +133,20 @@ def graphql_routes(view: MemoryGraphQL, api: ApiSettings) -> list[BaseRoute]:
         Route("/graphql", GraphQLEndpoint(view, api), middleware=http),
         WebSocketRoute("/graphql", view, middleware=websocket),
     ]
+
+
+def export_route(api: ApiSettings) -> BaseRoute:
+    """`GET /export?user=U` (api/export.py): a request id, then admission as for `/graphql`."""
+    render = render_refusal
+    middleware = [
+        Middleware(RequestIdMiddleware),
+        Middleware(UnhandledErrorMiddleware, on_error=internal_error),
+        Middleware(MethodsMiddleware, methods=("GET",), render=render),
+        Middleware(ReadinessMiddleware, render=render),
+        authentication(render),
+        Middleware(RateLimitMiddleware, render=render),
+    ]
+    return Route(EXPORT_PATH, ExportEndpoint(), middleware=middleware)
 
 
 async def healthz(request: Request) -> JSONResponse:

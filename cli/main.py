@@ -14,6 +14,7 @@ from cli.analytics import START_HINT, cypher_app
 from cli.calibrate import register as register_calibrate_command
 from cli.defaults import REEMBED_BATCH_SIZE
 from cli.memory import register as register_memory_commands
+from cli.portability import register as register_portability_commands
 from cli.service import register as register_service_commands
 
 if TYPE_CHECKING:
@@ -126,6 +127,7 @@ app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(db_app, name="db")
 app.add_typer(cypher_app, name="cypher")
 register_memory_commands(app)
+register_portability_commands(app)
 register_calibrate_command(app)
 # `recmem serve` and `recmem keys create|list|revoke` (cli/service.py).
 register_service_commands(app)

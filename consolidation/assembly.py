@@ -12,6 +12,7 @@ from consolidation.consolidating.consolidator import Consolidator
 from consolidation.engine import MemoryEngine
 from consolidation.forgetting.forgetter import Forgetter
 from consolidation.forgetting.keys import AccessKeys
+from consolidation.portability import Portability
 from consolidation.providers.embedders import Embedder
 from consolidation.recall.audit import MemoryAudit
 from consolidation.settings import EngineSettings
@@ -45,6 +46,8 @@ class Memory:
     audit: MemoryAudit
     keys: AccessKeys
     storage: Storage
+    # Export and import of a user's memory (consolidation/portability.py).
+    portability: Portability
 
 
 def assemble(
@@ -63,4 +66,5 @@ def around(engine: MemoryEngine) -> Memory:
         audit=MemoryAudit(stores),
         keys=AccessKeys(stores.keys),
         storage=Storage(stores.db, engine.embedder, engine.settings),
+        portability=Portability(stores.portability, engine.embedder, engine.settings.template),
     )

@@ -19,6 +19,7 @@ from graph.facts import FactStore
 from graph.forget import ForgetStore
 from graph.interactions import InteractionStore
 from graph.leases import LeaseStore
+from graph.portability import PortabilityStore
 from graph.recall import RecallSearch
 from graph.waiting import WaitingStore
 
@@ -37,6 +38,7 @@ class Stores:
     forget: ForgetStore
     browse: BrowseStore
     keys: ApiKeyStore
+    portability: PortabilityStore
 
     @classmethod
     def open(
@@ -60,4 +62,5 @@ class Stores:
             forget=ForgetStore(db, dimension),
             browse=BrowseStore(db),
             keys=ApiKeyStore(db),
+            portability=PortabilityStore(db, dimension),
         )

@@ -9,6 +9,7 @@ from typing import Annotated
 import strawberry
 
 from api.errors import not_found
+from api.export import export_url
 from api.schema.connections import listing
 from api.schema.decorators import resolver
 from api.schema.filters import FilterArg, scope_of
@@ -52,6 +53,13 @@ class UserStats:
 class User:
     id: ID = strawberry.field(description="The user id (unique within the tenant).")
     created_at: datetime | None = strawberry.field(description="When memory first heard of the user.")
+
+    @resolver(
+        description="Where to download this user's memory as JSON Lines (GET with the same key; "
+        "docs/export.md): a path relative to the service's base URL."
+    )
+    def export_url(self) -> str:
+        return export_url(self.id)
 
     @resolver(description="Sizes of this user's memory and its cost.")
     async def stats(self, info: Info) -> UserStats:

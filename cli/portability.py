@@ -1,0 +1,154 @@
+"""`recmem export` and `recmem import`: one user's memory out as JSON Lines, and in again under
+any tenant and user (docs/export.md)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, BinaryIO
+
+import typer
+
+if TYPE_CHECKING:
+    from consolidation.portability import Portability
+
+
+def register(app: typer.Typer) -> None:
+    app.command("export")(export)
+    app.command("import")(import_)
+
+
+def export(
+    user: str = typer.Option(..., help="User id."),
+    tenant: str = typer.Option("default", help="Tenant the user belongs to."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+) -> None:
+    """Write every interaction, episode version, fact, consolidation run and event of one user, and
+    every edge among them, as JSON Lines: a header line, then nodes, then edges (no vectors)."""
+    import asyncio
+
+    from consolidation.portability import dump
+    from graph.errors import NotFound
+    from graph.models import Owner
+    from graph.validation import require_owner
+
+    require_owner(tenant, user)
+    owner = Owner(tenant, user)
+
+    async def work() -> None:
+        async with _portability() as portability:
+            if not await portability.exists(owner):
+                raise NotFound(f"unknown user {user!r} in tenant {tenant!r}")
+            sink = output.open("w", encoding="utf-8") if output else sys.stdout
+            try:
+                async for line in portability.export(owner):
+                    sink.write(dump(line) + "\n")
+            finally:
+                if output:
+                    sink.close()
+
+    asyncio.run(work())
+
+
+def import_(
+    user: str = typer.Option(..., help="User id to import as."),
+    tenant: str = typer.Option("default", help="Tenant to import into."),
+    path: Path | None = typer.Argument(
+        None, exists=True, dir_okay=False, help="The export (default: stdin)."
+    ),
+) -> None:
+    """Rebuild an exported user under this tenant and user: the whole file is checked first
+    (nothing is written if any line is bad or its schema version is newer), every vector is
+    embedded again with the configured embedder, and a rerun writes the same nodes again."""
+    import asyncio
+    import json
+
+    from consolidation.portability import parse
+    from graph.models import Owner
+    from graph.validation import require_owner
+
+    require_owner(tenant, user)
+    source = path.open("rb") if path else sys.stdin.buffer
+    try:
+        parsed = parse(_text_lines(source))
+    finally:
+        if path:
+            source.close()
+
+    async def work() -> dict[str, object]:
+        async with _portability() as portability:
+            with _ImportBar() as bar:
+                report = await portability.import_user(parsed, Owner(tenant, user), bar)
+        return {
+            "tenant": tenant,
+            "user": user,
+            "nodes": report.nodes,
+            "edges": report.edges,
+            "rekeyed": report.rekeyed,
+            "reembedded": report.reembedded,
+        }
+
+    typer.echo(json.dumps(asyncio.run(work())))
+
+
+def _text_lines(source: BinaryIO) -> Iterator[str]:
+    """The file's lines as text; a line that is not UTF-8 is bad input, named by its number."""
+    from graph.errors import InvalidInput
+
+    for number, raw in enumerate(source, start=1):
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            raise InvalidInput(f"line {number}: not UTF-8 text (byte {bad.start + 1})") from None
+
+
+class _ImportBar:
+    """One bar on stderr (stdout keeps the JSON report)."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(
+            TextColumn("importing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        )
+        self.task = self.progress.add_task("importing", total=None)
+
+    def __enter__(self) -> _ImportBar:
+        self.progress.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.progress.stop()
+
+    def started(self, total: int) -> None:
+        self.progress.update(self.task, total=total)
+
+    def advanced(self, count: int) -> None:
+        self.progress.advance(self.task, count)
+
+
+@asynccontextmanager
+async def _portability() -> AsyncIterator[Portability]:
+    """Connect and migrate (refusing another embedder's database); no engine is started."""
+    from consolidation.wiring import AppSettings, build_memory
+    from graph.database import Database
+
+    settings = AppSettings()
+    db = Database.connect(settings.neo4j)
+    try:
+        await db.ping()
+        memory = build_memory(db, settings, warn_offline=False)
+        await memory.storage.migrate()
+        yield memory.portability
+    finally:
+        await db.close()

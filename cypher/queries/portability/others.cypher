@@ -1,0 +1,39 @@
+// How many nodes of the labels (chosen in code) the user owns that are not among `$ids`: an
+// import goes only into a user that holds nothing but what the file itself holds.
+// The user's nodes of one label: a branch per label the write path makes, so each reads the
+// label's owner index (a dynamic label reads every node of the label); any other label, e.g. one
+// added later, through the last branch.
+CYPHER 25
+UNWIND $labels AS wanted
+CALL (wanted) {
+  CALL (wanted) {
+    WITH wanted AS label WHERE label = 'Interaction'
+    MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+    RETURN n
+    UNION ALL
+    WITH wanted AS label WHERE label = 'Episode'
+    MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
+    RETURN n
+    UNION ALL
+    WITH wanted AS label WHERE label = 'Fact'
+    MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
+    RETURN n
+    UNION ALL
+    WITH wanted AS label WHERE label = 'ConsolidationRun'
+    MATCH (n:ConsolidationRun {tenant: $tenant, user_id: $user_id})
+    RETURN n
+    UNION ALL
+    WITH wanted AS label WHERE label = 'ConsolidationEvent'
+    MATCH (n:ConsolidationEvent {tenant: $tenant, user_id: $user_id})
+    WHERE n.seq IS NOT NULL // the owner and seq index
+    RETURN n
+    UNION ALL
+    WITH wanted AS label WHERE NOT label IN ['Interaction', 'Episode', 'Fact', 'ConsolidationRun', 'ConsolidationEvent']
+    MATCH (n:$(label) {tenant: $tenant, user_id: $user_id})
+    RETURN n
+  }
+  WITH n
+  WHERE n.id IS NOT NULL AND NOT n.id IN $ids
+  RETURN count(n) AS others
+}
+RETURN sum(others) AS others

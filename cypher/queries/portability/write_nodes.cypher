@@ -1,0 +1,53 @@
+// Writes imported nodes by id (MERGE: a rerun rewrites the same nodes): every property replaced
+// by the file's (owner fields included, from the import's target), any further label added, the
+// vector made by the running embedder, and the user's ownership edge where the export had one.
+// Creates the tenant and the user as the write path does. Returns each node's element id, by
+// which write_edges.cypher finds it.
+// A branch per label the write path makes, so each finds the id through the label's unique index
+// (a dynamic label reads every node of the label); any other label through the last branch.
+CYPHER 25
+MERGE (t:Tenant {id: $tenant})
+ON CREATE SET t.created_at = datetime()
+MERGE (u:User {tenant: $tenant, id: $user_id})
+ON CREATE SET u.user_id = $user_id, u.seq = 0, u.created_at = datetime()
+MERGE (t)-[:HAS]->(u)
+WITH u
+UNWIND $rows AS r
+CALL (r) {
+  WITH r WHERE r.label = 'Interaction'
+  MERGE (n:Interaction {id: r.id})
+  RETURN n
+  UNION ALL
+  WITH r WHERE r.label = 'Episode'
+  MERGE (n:Episode {id: r.id})
+  RETURN n
+  UNION ALL
+  WITH r WHERE r.label = 'Fact'
+  MERGE (n:Fact {id: r.id})
+  RETURN n
+  UNION ALL
+  WITH r WHERE r.label = 'ConsolidationRun'
+  MERGE (n:ConsolidationRun {id: r.id})
+  RETURN n
+  UNION ALL
+  WITH r WHERE r.label = 'ConsolidationEvent'
+  // An event is its user's by seq (no index on its id): the one this write would be.
+  MERGE (n:ConsolidationEvent {tenant: $tenant, user_id: $user_id, seq: r.seq})
+  RETURN n
+  UNION ALL
+  WITH r WHERE NOT r.label IN ['Interaction', 'Episode', 'Fact', 'ConsolidationRun', 'ConsolidationEvent']
+  MERGE (n:$(r.label) {id: r.id})
+  RETURN n
+}
+SET n = r.properties
+SET n:$(r.labels)
+WITH u, n, r
+CALL (u, n, r) {
+  WITH u, n, r WHERE r.held
+  MERGE (u)-[:HAS]->(n)
+}
+CALL (n, r) {
+  WITH n, r WHERE r.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(n, 'embedding', toFloatList(r.embedding))
+}
+RETURN collect([n.id, elementId(n)]) AS written
