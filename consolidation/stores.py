@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from graph.api_keys import ApiKeyStore
+from graph.beliefs import BeliefStore
 from graph.browse import BrowseStore
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
@@ -37,6 +38,7 @@ class Stores:
     forget: ForgetStore
     browse: BrowseStore
     keys: ApiKeyStore
+    beliefs: BeliefStore
 
     @classmethod
     def open(
@@ -60,4 +62,5 @@ class Stores:
             forget=ForgetStore(db, dimension),
             browse=BrowseStore(db),
             keys=ApiKeyStore(db),
+            beliefs=BeliefStore(db, dimension),
         )

@@ -9,8 +9,7 @@ WHERE ($after_key IS NULL OR key > $after_key OR (key = $after_key AND n.id > $a
   AND ($until IS NULL OR n.valid_from < $until)
   AND ($status IS NULL OR n.status = $status)
   AND ($kind IS NULL OR n.kind = $kind)
-  AND ($as_of IS NULL OR (n.valid_from <= $as_of AND (n.valid_to IS NULL OR n.valid_to > $as_of)
-                          AND n.status <> 'retracted'))
+  AND ($as_of IS NULL OR (n.valid_from <= $as_of AND (n.valid_to IS NULL OR n.valid_to > $as_of)))
 RETURN n {.*, embedding: null} AS node, key
 ORDER BY key DESC, n.id DESC
 LIMIT $limit

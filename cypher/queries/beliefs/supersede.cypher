@@ -1,0 +1,6 @@
+// A correction: the new fact SUPERSEDES the old one, whose validity closes at $at.
+MATCH (old:Fact {tenant: $tenant, user_id: $user_id, id: $old_id, status: 'active'})
+MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: $new_id})
+SET old.status = 'superseded', old.valid_to = datetime($at)
+CREATE (f)-[:SUPERSEDES {at: datetime($at), reason: $reason, run_id: $run_id}]->(old)
+RETURN old {.*, embedding: null} AS fact
