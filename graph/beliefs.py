@@ -18,7 +18,7 @@ from graph.commit_steps import check_run_links, record_runs, require_lease
 from graph.database import Database, run
 from graph.errors import InvalidInput, NotFound
 from graph.models import ConsolidationRun, Fact, Owner, RunWrite
-from graph.records import fact_from, instant
+from graph.records import decoder, fact_from, instant
 from graph.validation import require_aware, require_text, require_vector
 from graph.vocabulary import FACT_KINDS, MAX_FACT_BYTES, MAX_REASON_BYTES, FactStatus
 
@@ -69,10 +69,33 @@ class BeliefChange:
     changed: Fact | None
 
 
+@dataclass(frozen=True)
+class RetractedFact:
+    """A retracted fact as refinement is shown it: what it said and the turns it rested on."""
+
+    id: str
+    text: str
+    kind: str
+    source_ids: list[str]
+
+
 class BeliefStore:
     def __init__(self, db: Database, dimension: int) -> None:
         self.db = db
         self.dimension = dimension
+
+    async def retracted_among(
+        self, owner: Owner, interaction_ids: list[str], episode_id: str | None, limit: int
+    ) -> list[RetractedFact]:
+        """The user's retracted facts resting on any of these turns or on the episode version's."""
+        rows = await self.db.read(
+            "queries/beliefs/retracted_among",
+            **owner.params(),
+            interaction_ids=interaction_ids,
+            episode_id=episode_id,
+            limit=limit,
+        )
+        return [_retracted_from(r) for r in rows]
 
     async def commit(self, owner: Owner, write: BeliefWrite) -> BeliefChange:
         self._validate(write)
@@ -173,3 +196,6 @@ def _stored_run(owner: Owner, write: RunWrite) -> ConsolidationRun:
     """The run as a read of it would return it."""
     fields = {k: v for k, v in asdict(write).items() if k not in ("read_ids", "produced_ids")}
     return ConsolidationRun(**fields, tenant=owner.tenant, user_id=owner.user_id)
+
+
+_retracted_from = decoder(RetractedFact)
