@@ -3,11 +3,21 @@ and the audit as of before and after the change; refusals write nothing."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
+from consolidation.consolidating.leasing import Busy
+from consolidation.consolidating.offline import OfflineConsolidator
+from consolidation.engine import MemoryEngine
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.types import Unit
 from graph.database import Database
-from tests.support.api import T0, Caller, count_nodes, new_caller, tell_story
+from graph.models import Owner
+from tests.support.api import STORY, T0, Caller, count_nodes, new_caller, tell_story
+from tests.support.engines import DIMENSION, engine_settings, lease_of
 
 FACT = "id text kind status validFrom validTo"
 RUN = "id op trigger provider model reason by promptTokens"
@@ -198,3 +208,28 @@ async def test_bad_input_is_refused_and_writes_nothing(db: Database, caller: Cal
         assert [e["extensions"]["code"] for e in errors] == ["BAD_USER_INPUT"], (variables, errors)
     assert await count_nodes(db, caller.tenant) == before
     assert (await caller.gql(AUDIT, {"id": old["id"]}))["fact"]["status"] == "ACTIVE"
+
+
+async def test_a_change_waits_for_the_users_lease_and_writes_nothing_without_it(db: Database) -> None:
+    engine = MemoryEngine(
+        db,
+        HashingEmbedder(DIMENSION),
+        OfflineConsolidator(),
+        engine_settings(lease_seconds=0.5, merge_threshold=0.2),
+    )
+    owner = Owner(f"t-{uuid.uuid4().hex[:12]}", "alice")
+    for day, text in enumerate(STORY[:3]):
+        await engine.remember(owner, Unit(text=text, speaker="alice", occurred_at=T0 + timedelta(days=day)))
+    fact = (await engine.stores.facts.search(owner, (await engine.embedder.embed(["sushi"]))[0].tolist(), 1))[
+        0
+    ].item
+    # Another holder (a consolidation elsewhere) keeps the lease: the change gives up, unwritten.
+    assert await engine.leases.wait_acquire(owner, "elsewhere", 30.0, 0.0)
+    with pytest.raises(Busy):
+        await engine.beliefs.retract(owner, fact.id, "wrong", by="test")
+    assert (await engine.stores.facts.get(owner, [fact.id]))[0].status == "active"
+    # Once it is released, the change goes through, and gives the lease back.
+    await engine.leases.release(owner, "elsewhere")
+    done = await engine.beliefs.retract(owner, fact.id, "wrong", by="test")
+    assert done.changed is not None and done.changed.status == "retracted"
+    assert await lease_of(db, owner) is None
