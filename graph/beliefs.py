@@ -150,7 +150,7 @@ class BeliefStore:
                 raise InvalidInput(f"a {write.action} names the fact it changes")
             require_text("reason", write.reason or "", MAX_REASON_BYTES)
         if (write.fact is None) != (write.action == "retract"):
-            raise InvalidInput(f"a {write.action} {'writes no' if write.fact is None else 'writes a'} fact")
+            raise InvalidInput("a correction or an addition writes one fact, a retraction none")
         if write.fact is not None:
             require_text("fact text", write.fact.text, MAX_FACT_BYTES)
             require_vector("fact embedding", write.fact.embedding, self.dimension)
