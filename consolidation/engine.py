@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import TypeVar
 
+from consolidation.beliefs import Beliefs
 from consolidation.consolidating.background import Background
 from consolidation.consolidating.consolidator import Consolidator
 from consolidation.consolidating.events import EventHub, covered_outcome
@@ -79,6 +80,8 @@ class MemoryEngine:
         # also queue on a local lock per user (kept while someone holds or waits for it).
         self._locks = UserLocks()
         self.background = Background(self._background_pass, stores, settings, self.metrics)
+        # Corrections, retractions and facts added by hand, under the same user lease.
+        self.beliefs = Beliefs(stores, embedder, settings)
 
     # -- write path ----------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from graph.api_keys import ApiKeyStore
+from graph.beliefs import BeliefStore
 from graph.browse import BrowseStore
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
@@ -39,6 +40,7 @@ class Stores:
     browse: BrowseStore
     keys: ApiKeyStore
     portability: PortabilityStore
+    beliefs: BeliefStore
 
     @classmethod
     def open(
@@ -63,4 +65,5 @@ class Stores:
             browse=BrowseStore(db),
             keys=ApiKeyStore(db),
             portability=PortabilityStore(db, dimension),
+            beliefs=BeliefStore(db, dimension),
         )

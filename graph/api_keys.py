@@ -49,6 +49,13 @@ class Principal:
 
     key_id: str
     tenant: str
+    # The key's name, if it was given one: who a change to memory names as its maker.
+    name: str | None = None
+
+    @property
+    def who(self) -> str:
+        """The key's name and id as a change's run records them."""
+        return f"{self.name} ({self.key_id})" if self.name else self.key_id
 
 
 def hash_secret(secret: str) -> str:
@@ -92,7 +99,7 @@ class ApiKeyStore:
         rows = await self.db.read("queries/api_keys/authenticate", hash=hash_secret(secret))
         if not rows:
             return None
-        return Principal(key_id=rows[0]["id"], tenant=rows[0]["tenant"])
+        return Principal(key_id=rows[0]["id"], tenant=rows[0]["tenant"], name=rows[0]["name"])
 
 
 _key_from = decoder(ApiKey)

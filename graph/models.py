@@ -145,6 +145,9 @@ class ConsolidationRun(RunAccount, MemoryNode):
     user_id, then the account (whose `id` is the same field)."""
 
     error: str | None = None
+    # A change a person made (a correction, retraction or fact added by hand): why, and who.
+    reason: str | None = None
+    by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -202,6 +205,8 @@ class RunWrite(RunAccount):
     read_ids: list[str] = field(default_factory=list)
     produced_ids: list[str] = field(default_factory=list)
     error: str | None = None
+    reason: str | None = None
+    by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -335,6 +340,8 @@ class Provenance:
     supersedes: list[Replacement]
     superseded_by: list[Replacement]
     runs: list[ConsolidationRun]
+    # The changes people made to it: its correction, retraction or addition by hand.
+    corrections: list[ConsolidationRun] = field(default_factory=list)
 
 
 def to_python(value: Any) -> Any:

@@ -58,6 +58,8 @@ DEFAULT_MAX_TEXT_BYTES = 32 * 1024
 # What a consolidation may store: an episode's summary and a fact's text, in UTF-8 bytes.
 MAX_SUMMARY_BYTES = 1 << 20
 MAX_FACT_BYTES = 1 << 16
+# Why a person corrected or retracted a fact: UTF-8 bytes.
+MAX_REASON_BYTES = 4096
 # A context larger than any current model's window is a mistake, not a request.
 MAX_CONTEXT_TOKENS = 200_000
 

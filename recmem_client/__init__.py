@@ -25,6 +25,7 @@ from recmem_client.errors import (
 from recmem_client.generated import (
     Answer,
     AuditedEpisode,
+    BeliefChanged,
     ConsolidationAction,
     ConsolidationEvent,
     ConsolidationRun,
@@ -61,6 +62,7 @@ __all__ = [
     "AsyncMemoryClient",
     "AuditedEpisode",
     "BadUserInput",
+    "BeliefChanged",
     "ConnectionFailed",
     "ConsolidationAction",
     "ConsolidationEvent",

@@ -156,6 +156,9 @@ class AsyncMemoryClient(_Client[httpx.AsyncBaseTransport, httpx.AsyncClient]):
     audit = _awaiting(ops.audit)
     forget_interaction = _awaiting(ops.forget_interaction)
     forget_user = _awaiting(ops.forget_user)
+    correct_fact = _awaiting(ops.correct_fact)
+    retract_fact = _awaiting(ops.retract_fact)
+    add_fact = _awaiting(ops.add_fact)
 
 
 class MemoryClient(_Client[httpx.BaseTransport, httpx.Client]):
@@ -197,3 +200,6 @@ class MemoryClient(_Client[httpx.BaseTransport, httpx.Client]):
     audit = _blocking(ops.audit)
     forget_interaction = _blocking(ops.forget_interaction)
     forget_user = _blocking(ops.forget_user)
+    correct_fact = _blocking(ops.correct_fact)
+    retract_fact = _blocking(ops.retract_fact)
+    add_fact = _blocking(ops.add_fact)

@@ -81,6 +81,20 @@ class AuditedEpisode:
 
 
 @dataclass(frozen=True, slots=True)
+class BeliefChanged:
+    """What a correction, a retraction or a fact added by hand wrote."""
+
+    # True: the change committed, all of it (an error instead means none of it did).
+    written: bool
+    # The fact it made (correctFact, addFact); null for retractFact.
+    fact: Fact | None
+    # The fact it closed, as it stands now: superseded (correctFact), retracted (retractFact).
+    changed_fact: Fact | None
+    # The run that records it: trigger correction, retraction or manual; its reason and who.
+    run: ConsolidationRun
+
+
+@dataclass(frozen=True, slots=True)
 class ConsolidationEvent:
     """One consolidation: an episode created or merged, facts added or superseded."""
 
@@ -138,6 +152,10 @@ class ConsolidationRun:
     at: datetime
     # The error class when it failed.
     error: str | None
+    # Why a person made the change (a correction or retraction); null for a model's run.
+    reason: str | None
+    # Who made the change: the API key's name and id; null for a model's run.
+    by: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +274,10 @@ class FactAudit:
     superseded_by: tuple[FactChange, ...]
     # The runs (model, tokens) that produced the fact and its episodes.
     runs: tuple[ConsolidationRun, ...]
+    # The changes people made to it, oldest first: the correction that replaced it or made it (trigger
+    # correction), its retraction (retraction), its addition by hand (manual), each with reason, who and
+    # when.
+    corrections: tuple[ConsolidationRun, ...]
     # Prompt tokens spent by those runs.
     prompt_tokens: int
     # Completion tokens spent by those runs.
@@ -508,6 +530,31 @@ class UnitInput(TypedDict):
     metadata: NotRequired[Any | None]
 
 
+class CorrectFactVariables(TypedDict):
+    """The variables of CorrectFact."""
+
+    id: str
+    text: str
+    reason: str
+    sourceInteractionId: NotRequired[str | None]
+
+
+class RetractFactVariables(TypedDict):
+    """The variables of RetractFact."""
+
+    id: str
+    reason: str
+
+
+class AddFactVariables(TypedDict):
+    """The variables of AddFact."""
+
+    userId: str
+    text: str
+    kind: FactKind
+    validFrom: NotRequired[str | None]
+
+
 class ForgetInteractionVariables(TypedDict):
     """The variables of ForgetInteraction."""
 
@@ -567,6 +614,74 @@ class ConsolidateVariables(TypedDict):
     """The variables of Consolidate."""
 
     userId: str
+
+
+CORRECT_FACT: Document[CorrectFactVariables, BeliefChanged] = Document(
+    name="CorrectFact",
+    mutation=True,
+    path=("correctFact",),
+    result=BeliefChanged,
+    text="""mutation CorrectFact($id: ID!, $text: String!, $reason: String!, $sourceInteractionId: ID) {
+  correctFact(id: $id, text: $text, reason: $reason, sourceInteractionId: $sourceInteractionId) {
+    ...BeliefChanged
+  }
+}
+fragment BeliefChanged on BeliefPayload {
+  written
+  fact { ...Fact }
+  changedFact { ...Fact }
+  run { ...ConsolidationRun }
+}
+fragment Fact on Fact { id userId text kind status validFrom validTo createdAt agentIds sessionIds }
+fragment ConsolidationRun on ConsolidationRun {
+  id userId op trigger provider model status promptTokens completionTokens latencyMs
+  neighborCount threshold at error reason by
+}""",
+)
+
+
+RETRACT_FACT: Document[RetractFactVariables, BeliefChanged] = Document(
+    name="RetractFact",
+    mutation=True,
+    path=("retractFact",),
+    result=BeliefChanged,
+    text="""mutation RetractFact($id: ID!, $reason: String!) {
+  retractFact(id: $id, reason: $reason) { ...BeliefChanged }
+}
+fragment BeliefChanged on BeliefPayload {
+  written
+  fact { ...Fact }
+  changedFact { ...Fact }
+  run { ...ConsolidationRun }
+}
+fragment Fact on Fact { id userId text kind status validFrom validTo createdAt agentIds sessionIds }
+fragment ConsolidationRun on ConsolidationRun {
+  id userId op trigger provider model status promptTokens completionTokens latencyMs
+  neighborCount threshold at error reason by
+}""",
+)
+
+
+ADD_FACT: Document[AddFactVariables, BeliefChanged] = Document(
+    name="AddFact",
+    mutation=True,
+    path=("addFact",),
+    result=BeliefChanged,
+    text="""mutation AddFact($userId: ID!, $text: String!, $kind: FactKind!, $validFrom: DateTime) {
+  addFact(userId: $userId, text: $text, kind: $kind, validFrom: $validFrom) { ...BeliefChanged }
+}
+fragment BeliefChanged on BeliefPayload {
+  written
+  fact { ...Fact }
+  changedFact { ...Fact }
+  run { ...ConsolidationRun }
+}
+fragment Fact on Fact { id userId text kind status validFrom validTo createdAt agentIds sessionIds }
+fragment ConsolidationRun on ConsolidationRun {
+  id userId op trigger provider model status promptTokens completionTokens latencyMs
+  neighborCount threshold at error reason by
+}""",
+)
 
 
 FORGET_INTERACTION: Document[ForgetInteractionVariables, InteractionForgotten] = Document(
@@ -662,6 +777,7 @@ AUDIT: Document[AuditVariables, FactAudit] = Document(
       supersedes { ...FactChange }
       supersededBy { ...FactChange }
       runs { ...ConsolidationRun }
+      corrections { ...ConsolidationRun }
       promptTokens completionTokens
     }
   }
@@ -677,7 +793,7 @@ fragment Interaction on Interaction {
 fragment FactChange on FactChange { fact { ...Fact } reason at }
 fragment ConsolidationRun on ConsolidationRun {
   id userId op trigger provider model status promptTokens completionTokens latencyMs
-  neighborCount threshold at error
+  neighborCount threshold at error reason by
 }""",
 )
 

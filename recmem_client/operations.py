@@ -17,9 +17,11 @@ from recmem_client import generated, parsers
 from recmem_client.document import Document
 from recmem_client.generated import (
     Answer,
+    BeliefChanged,
     BudgetInput,
     ConsolidationEvent,
     FactAudit,
+    FactKind,
     InteractionForgotten,
     Recall,
     RecallFilter,
@@ -92,6 +94,10 @@ AUDIT = Kind(generated.AUDIT, retryable=True)  # a read
 # Not retried: after a lost answer the retry would find nothing left and raise NotFound.
 FORGET_INTERACTION = Kind(generated.FORGET_INTERACTION, retryable=False)
 FORGET_USER = Kind(generated.FORGET_USER, retryable=False)
+# Not retried: after a lost answer the fact is changed already and the retry would be refused.
+CORRECT_FACT = Kind(generated.CORRECT_FACT, retryable=False)
+RETRACT_FACT = Kind(generated.RETRACT_FACT, retryable=False)
+ADD_FACT = Kind(generated.ADD_FACT, retryable=False)
 
 
 def new_source_ref() -> str:
@@ -217,3 +223,26 @@ def forget_interaction(interaction_id: str) -> Operation[InteractionForgotten]:
 def forget_user(user_id: str) -> Operation[UserForgotten]:
     """Erase a user entirely: interactions, episodes, facts and runs."""
     return FORGET_USER({"id": user_id})
+
+
+def correct_fact(
+    fact_id: str, text: str, reason: str, *, source_interaction_id: str | None = None
+) -> Operation[BeliefChanged]:
+    """Replace a fact from now on by a corrected one (derived from the named interaction, if any)."""
+    return CORRECT_FACT(
+        {"id": fact_id, "text": text, "reason": reason, "sourceInteractionId": source_interaction_id}
+    )
+
+
+def retract_fact(fact_id: str, reason: str) -> Operation[BeliefChanged]:
+    """Stop believing a fact from now on; it stays, retracted, in the audit trail."""
+    return RETRACT_FACT({"id": fact_id, "reason": reason})
+
+
+def add_fact(
+    user_id: str, text: str, kind: FactKind | str, *, valid_from: datetime | None = None
+) -> Operation[BeliefChanged]:
+    """State a fact by hand (`kind`: a FactKind, or its name in any case, e.g. "preference")."""
+    return ADD_FACT(
+        {"userId": user_id, "text": text, "kind": FactKind(kind.upper()), "validFrom": _time(valid_from)}
+    )

@@ -13,7 +13,9 @@ from api.errors import ErrorCode, classify, outcome_unknown
 # Named for the endpoint, not the module: every MCP log line under one name.
 log = logging.getLogger("api.mcp")
 # The tools that write what the caller sent (`answer` records only its own run).
-WRITING_TOOLS = frozenset({"remember", "forget_interaction"})
+WRITING_TOOLS = frozenset({"remember", "forget_interaction", "correct_fact", "retract_fact", "add_fact"})
+# The writing tools that change a fact: no source_ref to resend with; the fact's audit tells.
+BELIEF_TOOLS = frozenset({"correct_fact", "retract_fact", "add_fact"})
 
 
 def tool_error(tool: str, error: BaseException, request_id: str) -> CallToolResult:
@@ -43,6 +45,8 @@ def _written(tool: str, error: BaseException, cause: BaseException) -> str:
     `extensions.written`: unknown when a write may have committed (its COMMIT in flight, or the
     call's timeout cancelling a writing tool), with what to do."""
     cut_short = isinstance(error, TimeoutError) and tool in WRITING_TOOLS
+    if (outcome_unknown(cause) or cut_short) and tool in BELIEF_TOOLS:
+        return "written: unknown; read the fact's audit (audit_fact) before sending it again"
     if outcome_unknown(cause) or cut_short:
         return "written: unknown; resend with the same source_ref, a stored turn is not stored twice"
     return "written: false"

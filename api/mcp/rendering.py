@@ -123,6 +123,7 @@ def fact_audit(p: models.Provenance) -> FactAudit:
         supersedes=[_change(r) for r in p.supersedes],
         superseded_by=[_change(r) for r in p.superseded_by],
         runs=[_view(RunView, r) for r in p.runs],
+        corrections=[_view(RunView, r) for r in p.corrections],
     )
 
 

@@ -125,6 +125,13 @@ class RunView(BaseModel):
     prompt_tokens: int
     completion_tokens: int
     at: datetime
+    trigger: str = Field(
+        description="What started it: an interaction id, forget, correction, retraction, manual."
+    )
+    reason: str | None = Field(
+        default=None, description="Why a person made the change (null for a model's run)."
+    )
+    by: str | None = Field(default=None, description="Who made the change: the API key's name and id.")
 
 
 class FactAudit(BaseModel):
@@ -136,6 +143,9 @@ class FactAudit(BaseModel):
     supersedes: list[FactChange] = Field(description="Facts it replaced.")
     superseded_by: list[FactChange] = Field(description="Facts that replaced it.")
     runs: list[RunView] = Field(description="The runs (model, tokens) that produced it and its episodes.")
+    corrections: list[RunView] = Field(
+        description="The changes people made to it (correction, retraction, manual), with reason and who."
+    )
 
 
 class Forgotten(BaseModel):
@@ -162,3 +172,16 @@ class UserStats(BaseModel):
     runs: int = Field(description="Consolidation and answer runs recorded.")
     prompt_tokens: int = Field(description="Prompt tokens spent in total.")
     completion_tokens: int = Field(description="Completion tokens spent in total.")
+
+
+class BeliefChanged(BaseModel):
+    written: bool = Field(description="True: the change committed, all of it.")
+    fact: FactView | None = Field(
+        description="The fact it made (correct_fact, add_fact); null for retract_fact."
+    )
+    changed_fact: FactView | None = Field(
+        description="The fact it closed, as it stands now: superseded (correct_fact) or retracted."
+    )
+    run_id: str = Field(description="The run recording the change: its trigger, reason and who made it.")
+    trigger: str = Field(description="correction, retraction or manual.")
+    by: str = Field(description="Who made it: the API key's name and id.")

@@ -8,6 +8,7 @@ from typing import Any
 from mcp.types import ToolAnnotations
 
 from api.mcp.auditing import audit_fact, user_stats
+from api.mcp.beliefs import add_fact, correct_fact, retract_fact
 from api.mcp.forgetting import forget_interaction
 from api.mcp.recalling import answer, recall
 from api.mcp.remembering import remember
@@ -21,4 +22,7 @@ TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
     (audit_fact, _READ),
     (forget_interaction, ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)),
     (user_stats, _READ),
+    (correct_fact, ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)),
+    (retract_fact, ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)),
+    (add_fact, ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)),
 ]

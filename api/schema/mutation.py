@@ -11,6 +11,7 @@ from strawberry.scalars import JSON
 
 from api.context import Context
 from api.errors import UNAVAILABLE_TYPES, bad_input, not_found, unavailable_write
+from api.schema.beliefs import BeliefMutations
 from api.schema.decorators import mutation, resolver
 from api.schema.events import ConsolidationEvent
 from api.schema.nodes import ID, Info, Interaction
@@ -198,7 +199,7 @@ def _committed(info: Info) -> None:
         "that answers null failed (its error carries the field's path) and is safe to retry."
     )
 )
-class Mutation:
+class Mutation(BeliefMutations):
     @mutation(description="Store one interaction durably, then consolidate as configured.")
     async def remember(
         self, info: Info, input: RememberInput, consolidate: Consolidate = None

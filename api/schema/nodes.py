@@ -182,6 +182,13 @@ class FactAudit:
     runs: list[ConsolidationRun] = strawberry.field(
         description="The runs (model, tokens) that produced the fact and its episodes."
     )
+    corrections: list[ConsolidationRun] = strawberry.field(
+        description=(
+            "The changes people made to it, oldest first: the correction that replaced it or made it "
+            "(trigger correction), its retraction (retraction), its addition by hand (manual), each "
+            "with reason, who and when."
+        )
+    )
 
     @resolver(description="Prompt tokens spent by those runs.")
     def prompt_tokens(self) -> int:
@@ -208,6 +215,7 @@ class FactAudit:
             supersedes=[FactChange.of(r) for r in p.supersedes],
             superseded_by=[FactChange.of(r) for r in p.superseded_by],
             runs=[ConsolidationRun.of(r) for r in p.runs],
+            corrections=[ConsolidationRun.of(r) for r in p.corrections],
         )
 
 
@@ -281,6 +289,12 @@ class ConsolidationRun(Node):
     threshold: float | None = strawberry.field(description="The similarity threshold in force, if any.")
     at: datetime = strawberry.field(description="When it ran.")
     error: str | None = strawberry.field(description="The error class when it failed.")
+    reason: str | None = strawberry.field(
+        description="Why a person made the change (a correction or retraction); null for a model's run."
+    )
+    by: str | None = strawberry.field(
+        description="Who made the change: the API key's name and id; null for a model's run."
+    )
 
     @staticmethod
     def of(m: models.ConsolidationRun) -> ConsolidationRun:

@@ -11,10 +11,15 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from graph.errors import GraphError
 from graph.leases import LeaseStore
 from graph.models import Owner
 
 log = logging.getLogger(__name__)
+
+
+class Busy(GraphError):
+    """The user's consolidation lease stayed taken for the whole wait; retry later."""
 
 
 def holder_id(role: str | None = None) -> str:

@@ -24,6 +24,7 @@ from consolidation.consolidating.consolidator import (
     RefineInput,
 )
 from consolidation.consolidating.products import episode_write, fact_writes
+from consolidation.consolidating.retractions import RETRACTED_FACTS, shown, without_retracted
 from consolidation.consolidating.runs import failed_run, run_record, with_products
 from consolidation.metrics import Metrics
 from consolidation.providers.embedders import Embedder
@@ -261,12 +262,17 @@ class UnitPipeline:
         at: datetime,
     ) -> ConsolidationOutcome:
         related = await self._related_facts(owner, episode.embedding)
+        # Retracted facts resting on what this consolidation rests on are not to be restated.
+        retracted = await self.stores.beliefs.retracted_among(
+            owner, [t.id for t in turns], previous.id if previous else None, RETRACTED_FACTS
+        )
         refine_input = RefineInput(
             episode_summary=episode.summary,
             turns=[to_turn(t) for t in turns],
             existing_facts=[
                 ExistingFact(id=f.id, text=f.text, kind=f.kind, valid_from=f.valid_from) for f in related
             ],
+            retracted_facts=shown(retracted),
         )
         read = [episode.id, *(t.id for t in turns), *(f.id for f in related)]
         try:
@@ -280,7 +286,8 @@ class UnitPipeline:
             await self.stores.consolidations.record_runs(owner, [discarded])
             raise
         refine_run = self._run("refine_facts", result.usage, unit.id, read, len(turns), None)
-        facts = await fact_writes(self.embedder, result.value, turns, {f.id for f in related}, unit)
+        drafts = without_retracted(result.value, retracted)
+        facts = await fact_writes(self.embedder, drafts, turns, {f.id for f in related}, unit)
         write = ConsolidationWrite(
             episode=episode,
             facts=facts,

@@ -19,13 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from consolidation.consolidating.consolidator import EpisodeDraft, EpisodeInput, FactDraft, RefineInput
-from consolidation.consolidating.leasing import holder_id, take_lease
+from consolidation.consolidating.leasing import Busy, holder_id, take_lease
 from consolidation.consolidating.runs import run_record
 from consolidation.engine import MemoryEngine
 from consolidation.providers.llm.types import Usage
 from consolidation.writing.gate import in_time_order
 from consolidation.writing.turns import to_turn
-from graph.errors import GraphError
 from graph.forget import (
     EpisodeRewrite,
     EpisodeTouch,
@@ -41,10 +40,6 @@ from graph.validation import require_name, require_owner
 
 __all__ = ["Busy", "ForgetPreview", "Forgetter", "Forgotten", "UserForgotten"]
 TRIGGER = "forget"
-
-
-class Busy(GraphError):
-    """The user's consolidation lease stayed taken for the whole wait; retry later."""
 
 
 @dataclass(frozen=True)

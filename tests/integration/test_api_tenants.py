@@ -16,6 +16,8 @@ BY_ID = {
     "consolidationRun": "query($id: ID!) { consolidationRun(id: $id) { id model } }",
     "node": "query($id: ID!) { node(id: $id) { id } }",
     "forgetInteraction": "mutation($id: ID!) { forgetInteraction(id: $id) { interactionIds } }",
+    "correctFact": 'mutation($id: ID!) { correctFact(id: $id, text: "x", reason: "r") { written } }',
+    "retractFact": 'mutation($id: ID!) { retractFact(id: $id, reason: "r") { written } }',
 }
 BY_USER = {
     "user": "query($id: ID!) { user(id: $id) { id stats { interactions } } }",
@@ -32,6 +34,7 @@ BY_USER = {
     ),
     "consolidate": "mutation($id: ID!) { consolidate(userId: $id) { action } }",
     "forgetUser": "mutation($id: ID!) { forgetUser(id: $id) { userId } }",
+    "addFact": 'mutation($id: ID!) { addFact(userId: $id, text: "x", kind: OTHER) { written } }',
 }
 
 
@@ -57,6 +60,7 @@ async def test_another_tenants_ids_are_not_found(db: Database, caller: Caller) -
         "interaction": payloads[0]["interactionId"],
         "consolidationRun": runs["user"]["consolidationRuns"]["nodes"][0]["id"],
     }
+    foreign["correctFact"] = foreign["retractFact"] = foreign["fact"]
     intruder = await new_caller(db, caller.http)
     for field, query in BY_ID.items():
         targets = (

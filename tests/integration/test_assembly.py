@@ -31,6 +31,7 @@ STORE_CLASSES = {
     "BrowseStore",
     "ApiKeyStore",
     "PortabilityStore",
+    "BeliefStore",
 }
 # Where a store may be built: the one module, and the key facade's bare-database path (the CLI
 # and library callers manage keys without a service).

@@ -35,6 +35,8 @@ from recmem_client import (
     BadUserInput,
     ConnectionFailed,
     ConsolidationAction,
+    FactKind,
+    FactStatus,
     InternalError,
     Layer,
     Layers,
@@ -315,6 +317,38 @@ async def _check_batch_and_consolidate(memory: AsyncMemoryClient) -> None:
     events = await memory.consolidate("bob")
     assert {e.trigger_id for e in events} == {r.interaction_id for r in batch}
     assert all(e.user_id == "bob" for e in events)
+
+
+async def test_correct_retract_and_add_facts(open_client: Opener, live: str, tenant: Tenant) -> None:
+    async with open_client(tenant.key, live) as memory:
+        told = [
+            await memory.remember("carol", text, speaker="carol", occurred_at=_day(day), source_ref=f"c{day}")
+            for day, text in enumerate(STORY[:3])
+        ]
+        created = told[2].consolidation
+        assert created is not None and created.fact_ids
+        corrected = await memory.correct_fact(
+            created.fact_ids[0],
+            "Carol loves eel sushi.",
+            "wrong fish",
+            source_interaction_id=told[0].interaction_id,
+        )
+        assert corrected.written and corrected.fact is not None and corrected.changed_fact is not None
+        assert corrected.changed_fact.status is FactStatus.SUPERSEDED
+        assert (corrected.run.trigger, corrected.run.reason) == ("correction", "wrong fish")
+        retracted = await memory.retract_fact(corrected.fact.id, "not true either")
+        assert retracted.fact is None and retracted.changed_fact is not None
+        assert retracted.changed_fact.status is FactStatus.RETRACTED
+        audit = await memory.audit(corrected.fact.id)
+        assert [r.trigger for r in audit.corrections] == ["correction", "retraction"]
+        assert all(r.by == corrected.run.by for r in audit.corrections)
+        with pytest.raises(BadUserInput):
+            await memory.retract_fact(corrected.fact.id, "again")
+        added = await memory.add_fact("carol", "Carol is vegetarian.", "attribute", valid_from=_day(9))
+        assert added.fact is not None and added.fact.kind is FactKind.ATTRIBUTE
+        assert added.fact.valid_from == _day(9) and added.run.trigger == "manual"
+        with pytest.raises(NotFound):
+            await memory.retract_fact(new_id("fact"), "r")
 
 
 # -- typed errors ------------------------------------------------------------------------------

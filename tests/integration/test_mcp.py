@@ -34,6 +34,9 @@ TOOLS = {
     "audit_fact": {"fact_id"},
     "forget_interaction": {"interaction_id"},
     "user_stats": {"user_id"},
+    "correct_fact": {"fact_id", "text", "reason"},
+    "retract_fact": {"fact_id", "reason"},
+    "add_fact": {"user_id", "text", "kind"},
 }
 
 
@@ -411,3 +414,45 @@ async def test_another_tenants_ids_are_not_found(db: Database, live: str, tenant
         # The owner's memory is untouched, and its audit reads the same.
         assert await count_nodes(db, tenant) == before
         assert await call(mcp, "audit_fact", fact_id=fact_id) == audit
+
+
+async def test_correct_retract_and_add_facts(db: Database, live: str, tenant: str, key: str) -> None:
+    async with connect(live, key) as mcp:
+        payloads = await tell_story(mcp)
+        created, merged = payloads[2]["consolidation"], payloads[3]["consolidation"]
+        active = merged["fact_ids"][0]
+        intruder_key = await new_key(db)
+        before = await count_nodes(db, tenant)
+        async with connect(live, intruder_key) as intruder:
+            for tool, arguments in (
+                ("correct_fact", {"fact_id": active, "text": "x", "reason": "r"}),
+                ("retract_fact", {"fact_id": active, "reason": "r"}),
+            ):
+                assert await error(intruder, tool, **arguments) == f"NOT_FOUND: fact {active!r} not found"
+        assert (await error(mcp, "correct_fact", fact_id=active, text=" ", reason="r")).startswith(
+            "BAD_USER_INPUT: "
+        )
+        superseded = created["fact_ids"][0]
+        assert "superseded" in await error(mcp, "retract_fact", fact_id=superseded, reason="r")
+        assert await count_nodes(db, tenant) == before
+
+        corrected = await call(
+            mcp, "correct_fact", fact_id=active, text="Alice can't stand salmon sushi.", reason="wording"
+        )
+        assert corrected["written"] and corrected["changed_fact"]["status"] == "superseded"
+        assert corrected["trigger"] == "correction" and corrected["by"].startswith("mcp-test (key_")
+        new_id = corrected["fact"]["id"]
+        audit = await call(mcp, "audit_fact", fact_id=active)
+        assert [c["fact"]["id"] for c in audit["superseded_by"]] == [new_id]
+        assert [(c["trigger"], c["reason"]) for c in audit["corrections"]] == [("correction", "wording")]
+
+        retracted = await call(mcp, "retract_fact", fact_id=new_id, reason="not true after all")
+        assert retracted["fact"] is None and retracted["changed_fact"]["status"] == "retracted"
+        audit = await call(mcp, "audit_fact", fact_id=new_id)
+        assert [c["trigger"] for c in audit["corrections"]] == ["correction", "retraction"]
+
+        added = await call(mcp, "add_fact", user_id="alice", text="Alice is vegetarian.", kind="attribute")
+        assert added["fact"]["kind"] == "attribute" and added["trigger"] == "manual"
+        assert (await error(mcp, "add_fact", user_id="alice", text="x", kind="mood")).startswith(
+            "BAD_USER_INPUT: "
+        )

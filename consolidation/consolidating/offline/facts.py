@@ -4,7 +4,8 @@ Kind by keywords: love/like/hate/prefer... -> preference; will/plan/going to -> 
 -> event; otherwise attribute. A draft is dropped when its words (content words and numbers,
 dates aside) overlap an existing fact's or an earlier draft's with Jaccard >= 0.7, for an event
 or plan only when both name the same days (the same event on another day is another event); a
-draft that replaces existing facts (`preferences`) is only compared with earlier drafts. At most
+draft that replaces existing facts (`preferences`) is only compared with earlier drafts. A draft
+that repeats a retracted fact so is always dropped. At most
 8 facts per call: those that replace facts first, then those with the most informative words,
 earlier first on ties; they are returned in stream order.
 """
@@ -49,6 +50,8 @@ def classify(sentence: str) -> FactKind:
 def facts(inp: RefineInput) -> list[FactDraft]:
     names = name_words(turn.speaker for turn in inp.turns)
     known = [_fact_key(fact.text) for fact in inp.existing_facts]
+    # A retracted fact is never restated, not even by a draft that replaces something.
+    retracted = [_fact_key(fact.text) for fact in inp.retracted_facts]
     candidates: list[tuple[Unit, FactDraft]] = []
     drafted: list[_Key] = []
     for unit in turn_units(inp.turns, names):
@@ -59,7 +62,7 @@ def facts(inp: RefineInput) -> list[FactDraft]:
             continue
         key = _fact_key(draft.text)
         earlier = drafted if draft.replaces else [*known, *drafted]
-        if any(_repeats(key, other, draft.kind) for other in earlier):
+        if any(_repeats(key, other, draft.kind) for other in [*retracted, *earlier]):
             continue
         drafted.append(key)
         candidates.append((unit, draft))

@@ -20,6 +20,7 @@ __all__ = [
     "FactDrafts",
     "FactKind",
     "RefineInput",
+    "RetractedFact",
     "keep_known_ids",
     "messages",
 ]
@@ -46,10 +47,19 @@ class ExistingFact(common.PromptInput):
     valid_from: common.UtcDatetime
 
 
+class RetractedFact(common.PromptInput):
+    """A fact a person retracted that rests on these sources: never to be restated."""
+
+    id: str
+    text: str
+    kind: str
+
+
 class RefineInput(common.PromptInput):
     episode_summary: str
     turns: list[common.Turn] = Field(min_length=1, description="in time order")
     existing_facts: list[ExistingFact] = Field(default_factory=list)
+    retracted_facts: list[RetractedFact] = Field(default_factory=list)
 
 
 class FactDraft(BaseModel):
@@ -97,10 +107,15 @@ SYSTEM = (
 )
 
 INSTRUCTION = "Extract the facts. Answer with a JSON object holding `facts`, a list."
+# Added only when the data lists retracted facts, so other prompts stay as they were.
+RETRACTED_RULE = (
+    "`retracted_facts` were retracted by a person: they are not true. Do not restate one, "
+    "even in other words, and do not replace one."
+)
 
 
 def messages(inp: RefineInput) -> list[ChatMessage]:
-    payload = {
+    payload: dict[str, Any] = {
         "episode_summary": inp.episode_summary,
         "turns": [common.turn_record(turn) for turn in inp.turns],
         "existing_facts": [
@@ -108,7 +123,10 @@ def messages(inp: RefineInput) -> list[ChatMessage]:
             for fact in inp.existing_facts
         ],
     }
-    return common.chat(SYSTEM, INSTRUCTION, payload)
+    if not inp.retracted_facts:
+        return common.chat(SYSTEM, INSTRUCTION, payload)
+    payload["retracted_facts"] = [{"kind": fact.kind, "text": fact.text} for fact in inp.retracted_facts]
+    return common.chat(SYSTEM, f"{RETRACTED_RULE} {INSTRUCTION}", payload)
 
 
 def keep_known_ids(inp: RefineInput, drafts: FactDrafts) -> FactDrafts:

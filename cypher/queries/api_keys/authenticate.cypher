@@ -2,4 +2,4 @@
 // revoked keys match nothing.
 MATCH (k:ApiKey {hash: $hash})
 WHERE k.revoked_at IS NULL
-RETURN k.id AS id, k.tenant AS tenant
+RETURN k.id AS id, k.tenant AS tenant, k.name AS name

@@ -1,6 +1,7 @@
 // Everything that explains one fact: the episodes (with their own source interactions) and the
 // exact interactions it was derived from, the facts it replaced and that replaced it, and the
-// runs (model, tokens) that produced the fact or its episodes.
+// runs (model, tokens) that produced the fact or its episodes, and the changes people made to it
+// (runs with a `by`: a correction, retraction or addition by hand that read or produced it).
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: $id})
 CALL (f) {
   OPTIONAL MATCH (f)-[:DERIVED_FROM]->(e:Episode)
@@ -32,4 +33,11 @@ CALL (f, episode_nodes) {
   MATCH (run:ConsolidationRun)-[:PRODUCED]->(p)
   RETURN collect(DISTINCT run {.*}) AS runs
 }
-RETURN f {.*, embedding: null} AS fact, episodes, interactions, supersedes, superseded_by, runs
+CALL (f) {
+  OPTIONAL MATCH (run:ConsolidationRun)-[:READ|PRODUCED]->(f)
+  WHERE run.by IS NOT NULL AND run.tenant = $tenant AND run.user_id = $user_id
+  WITH DISTINCT run ORDER BY run.at
+  RETURN collect(run {.*}) AS corrections
+}
+RETURN f {.*, embedding: null} AS fact, episodes, interactions, supersedes, superseded_by, runs,
+       corrections

@@ -7,6 +7,7 @@ import type { FactDetailQuery, FactKind, FactStatus } from "../gql/graphql";
 import { useLiveQuery } from "../live";
 import { LoadMore, nextCursor, type PageSlot, useCursorPages } from "../paging";
 import { href } from "../route";
+import { AddFact, Changes, FactActions } from "./Beliefs";
 
 const AuditGraph = lazy(() => import("./AuditGraph"));
 
@@ -42,6 +43,7 @@ const DETAIL = graphql(`
         supersedes { reason at fact { id text status validFrom } }
         supersededBy { reason at fact { id text status validFrom } }
         runs { id op model provider status promptTokens completionTokens at produced { id } }
+        corrections { id op trigger reason by at }
         promptTokens
         completionTokens
       }
@@ -87,18 +89,21 @@ function Filter<Option extends string>({ id, label, all, options, value, onChang
 function FactList({ user }: { user: string }) {
   const [status, setStatus] = useState<FactStatus | "">("");
   const [kind, setKind] = useState<FactKind | "">("");
+  // Bumped by each fact added by hand, so that the list is read again.
+  const [added, setAdded] = useState(0);
   // One slot per loaded page (100 facts each); both filters are the API's, so a change starts over.
-  const { pages, more } = useCursorPages(JSON.stringify([user, status, kind]));
+  const { pages, more } = useCursorPages(JSON.stringify([user, status, kind, added]));
   return (
     <section aria-labelledby="facts-title">
       <h2 id="facts-title">Facts</h2>
       <div className="toolbar">
         <Filter id="fact-kind" label="Kind" all="all kinds" options={KINDS} value={kind} onChange={setKind} />
         <Filter id="fact-status" label="Status" all="any status" options={STATUSES} value={status} onChange={setStatus} />
+        <AddFact user={user} kinds={KINDS} onDone={() => setAdded((n) => n + 1)} />
       </div>
       <ul className="facts" data-testid="fact-list">
         {pages.map((slot) => (
-          <FactPage key={`${status}-${kind}-${slot.after ?? "start"}`} slot={slot} user={user} status={status} kind={kind} onMore={more} />
+          <FactPage key={`${status}-${kind}-${added}-${slot.after ?? "start"}`} slot={slot} user={user} status={status} kind={kind} onMore={more} />
         ))}
       </ul>
     </section>
@@ -176,6 +181,7 @@ function FactDetail({ user, id }: { user: string; id: string }) {
         <Validity from={fact.validFrom} to={fact.validTo} />; cost {audit.promptTokens} prompt +{" "}
         {audit.completionTokens} completion tokens
       </p>
+      {fact.status === "ACTIVE" && <FactActions id={fact.id} text={fact.text} onDone={reread} />}
 
       <h3>Preference shift</h3>
       <ol className="shift" data-testid="fact-history">
@@ -199,6 +205,7 @@ function FactDetail({ user, id }: { user: string; id: string }) {
         <div>
           <Supersessions title="Replaced (supersedes)" none="Nothing: it is the first of its chain." testId="supersedes" user={user} changes={audit.supersedes} />
           <Supersessions title="Replaced by" none="Nothing: it still holds." testId="superseded-by" user={user} changes={audit.supersededBy} />
+          <Changes corrections={audit.corrections} />
         </div>
         <div>
           <h3>Derived from</h3>

@@ -1,0 +1,144 @@
+"""Mutations that change what memory believes by hand: correctFact, retractFact, addFact
+(docs/corrections.md). Each answers `written: true` once its one transaction committed; every
+error it raises carries `extensions.written` (false: nothing of it was written)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from datetime import datetime
+from typing import Annotated, TypeVar
+
+import strawberry
+
+from api.errors import ApiError, ErrorCode, not_found
+from api.schema.decorators import mutation
+from api.schema.nodes import ID, ConsolidationRun, Fact, Info
+from api.schema.query import UserId, require_user
+from consolidation.beliefs import BeliefChange
+from graph.errors import InvalidInput, NotFound
+from graph.models import Owner
+from graph.validation import require_name
+from graph.vocabulary import FactKind
+
+T = TypeVar("T")
+
+
+@strawberry.type(description="What a correction, a retraction or a fact added by hand wrote.")
+class BeliefPayload:
+    written: bool = strawberry.field(
+        description="True: the change committed, all of it (an error instead means none of it did)."
+    )
+    fact: Fact | None = strawberry.field(
+        description="The fact it made (correctFact, addFact); null for retractFact."
+    )
+    changed_fact: Fact | None = strawberry.field(
+        description="The fact it closed, as it stands now: superseded (correctFact), retracted (retractFact)."
+    )
+    run: ConsolidationRun = strawberry.field(
+        description="The run that records it: trigger correction, retraction or manual; its reason and who."
+    )
+
+    @staticmethod
+    def of(change: BeliefChange) -> BeliefPayload:
+        return BeliefPayload(
+            written=True,
+            fact=Fact.of(change.fact) if change.fact else None,
+            changed_fact=Fact.of(change.changed) if change.changed else None,
+            run=ConsolidationRun.of(change.run),
+        )
+
+
+FactId = Annotated[ID, strawberry.argument(description="The fact (fact_...).")]
+Reason = Annotated[str, strawberry.argument(description="Why: kept in the audit trail (at most 4 KiB).")]
+
+
+async def _fact_owner(info: Info, fact_id: str) -> Owner:
+    """The owner of a fact of the caller's tenant; another tenant's facts do not exist here."""
+    require_name("id", fact_id)
+    found = await info.context.loaders.facts.load(fact_id)
+    if found is None:
+        raise not_found("fact", fact_id)
+    return info.context.owner(found.user_id)
+
+
+async def _changed(info: Info, owner: Owner, change: Awaitable[BeliefChange]) -> BeliefPayload:
+    done = await change
+    info.context.committed = True
+    info.context.fresh_loaders()
+    return BeliefPayload.of(done)
+
+
+async def _unwritten(work: Awaitable[T]) -> T:
+    """Refusals say that nothing was written."""
+    try:
+        return await work
+    except ApiError as error:
+        error.extensions.setdefault("written", False)
+        raise
+    except NotFound as error:
+        raise ApiError(str(error), ErrorCode.NOT_FOUND, {"written": False}) from error
+    except InvalidInput as error:
+        raise ApiError(str(error), ErrorCode.BAD_USER_INPUT, {"written": False}) from error
+
+
+def _who(info: Info) -> str:
+    principal = info.context.principal
+    if principal is None:
+        raise ApiError("a valid API key is required", ErrorCode.UNAUTHENTICATED)
+    return principal.who
+
+
+@strawberry.type
+class BeliefMutations:
+    @mutation(
+        description="Replace a fact from now on by a corrected one; the old one stays in the audit trail."
+    )
+    async def correct_fact(
+        self,
+        info: Info,
+        id: FactId,
+        text: Annotated[str, strawberry.argument(description="The corrected statement.")],
+        reason: Reason,
+        source_interaction_id: Annotated[
+            ID | None,
+            strawberry.argument(description="The user's interaction that states the correction, if any."),
+        ] = None,
+    ) -> BeliefPayload | None:
+        async def work() -> BeliefPayload:
+            owner = await _fact_owner(info, id)
+            beliefs = info.context.services.engine.beliefs
+            change = beliefs.correct(
+                owner, id, text, reason, by=_who(info), source_interaction_id=source_interaction_id
+            )
+            return await _changed(info, owner, change)
+
+        return await _unwritten(work())
+
+    @mutation(description="Stop believing a fact from now on; it stays, retracted, in the audit trail.")
+    async def retract_fact(self, info: Info, id: FactId, reason: Reason) -> BeliefPayload | None:
+        async def work() -> BeliefPayload:
+            owner = await _fact_owner(info, id)
+            change = info.context.services.engine.beliefs.retract(owner, id, reason, by=_who(info))
+            return await _changed(info, owner, change)
+
+        return await _unwritten(work())
+
+    @mutation(description="State a fact by hand, with the caller as its source.")
+    async def add_fact(
+        self,
+        info: Info,
+        user_id: UserId,
+        text: Annotated[str, strawberry.argument(description="The statement.")],
+        kind: Annotated[FactKind, strawberry.argument(description="What kind of statement it is.")],
+        valid_from: Annotated[
+            datetime | None, strawberry.argument(description="When it starts to hold (default: now).")
+        ] = None,
+    ) -> BeliefPayload | None:
+        async def work() -> BeliefPayload:
+            await require_user(info, user_id)
+            owner = info.context.owner(user_id)
+            beliefs = info.context.services.engine.beliefs
+            change = beliefs.add(owner, text, kind.value, by=_who(info), valid_from=valid_from)
+            return await _changed(info, owner, change)
+
+        return await _unwritten(work())

@@ -1,0 +1,13 @@
+// A fact a person states (a correction's new fact, or one added by hand), embedded like the
+// facts refinement writes; its provenance edges come from derive.cypher once its run exists, and
+// its scopes from what it replaces (supersede.cypher) and the interaction it rests on (derive.cypher).
+MATCH (u:User {tenant: $tenant, id: $user_id})
+CREATE (f:Fact {
+  id: $id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,
+  text: $text, kind: $kind, status: 'active', scopes: [],
+  valid_from: datetime($valid_from), valid_to: null, created_at: datetime()
+})
+CREATE (u)-[:HAS]->(f)
+WITH f
+CALL db.create.setNodeVectorProperty(f, 'embedding', $embedding)
+RETURN f {.*, embedding: null} AS fact

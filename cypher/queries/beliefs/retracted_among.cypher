@@ -1,0 +1,13 @@
+// The user's retracted facts that rest on the sources a consolidation rests on: the turns it
+// reads ($interaction_ids) and those of the episode version it extends ($episode_id, or null).
+// Refinement is shown them so that it does not restate them (consolidation/consolidating/retractions.py).
+MATCH (f:Fact {tenant: $tenant, user_id: $user_id, status: 'retracted'})
+WHERE EXISTS {
+  MATCH (f)-[:DERIVED_FROM]->(i:Interaction)
+  WHERE i.id IN $interaction_ids
+     OR EXISTS { MATCH (:Episode {tenant: $tenant, user_id: $user_id, id: $episode_id})-[:DERIVED_FROM]->(i) }
+}
+WITH f ORDER BY f.valid_to DESC, f.id
+LIMIT $limit
+RETURN f.id AS id, f.text AS text, f.kind AS kind,
+       [(f)-[:DERIVED_FROM]->(i:Interaction) | i.id] AS source_ids

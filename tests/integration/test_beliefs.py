@@ -1,0 +1,235 @@
+"""Correcting, retracting and adding facts over GraphQL, checked in the graph and through recall
+and the audit as of before and after the change; refusals write nothing."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from consolidation.consolidating.leasing import Busy
+from consolidation.consolidating.offline import OfflineConsolidator
+from consolidation.engine import MemoryEngine
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.types import Unit
+from graph.database import Database
+from graph.models import Owner
+from tests.support.api import STORY, T0, Caller, count_nodes, new_caller, tell_story
+from tests.support.engines import DIMENSION, engine_settings, lease_of
+
+FACT = "id text kind status validFrom validTo"
+RUN = "id op trigger provider model reason by promptTokens"
+CORRECT = f"""mutation($id: ID!, $text: String!, $reason: String!, $source: ID) {{
+  correctFact(id: $id, text: $text, reason: $reason, sourceInteractionId: $source) {{
+    written fact {{ {FACT} }} changedFact {{ {FACT} }} run {{ {RUN} }} }} }}"""
+RETRACT = f"""mutation($id: ID!, $reason: String!) {{
+  retractFact(id: $id, reason: $reason) {{
+    written fact {{ {FACT} }} changedFact {{ {FACT} }} run {{ {RUN} }} }} }}"""
+ADD = f"""mutation($user: ID!, $text: String!, $kind: FactKind!, $from: DateTime) {{
+  addFact(userId: $user, text: $text, kind: $kind, validFrom: $from) {{
+    written fact {{ {FACT} }} changedFact {{ {FACT} }} run {{ {RUN} }} }} }}"""
+AUDIT = f"""query($id: ID!) {{ fact(id: $id) {{ {FACT}
+  supersededBy {{ reason fact {{ id text }} }}
+  derivedFrom {{ interactions {{ id }} }}
+  audit {{ corrections {{ {RUN} at }} runs {{ op trigger }} }} }} }}"""
+RECALL = """query($user: ID!, $q: String!, $asOf: DateTime) {
+  recall(userId: $user, query: $q, asOf: $asOf, budget: {subconscious: 0, episodic: 0, semantic: 20}) {
+    semantic { fact { id text status } } } }"""
+
+
+async def _active_facts(caller: Caller) -> list[dict[str, Any]]:
+    payloads = await tell_story(caller)
+    ids = [i for p in payloads if p["consolidation"] for i in p["consolidation"]["factIds"]]
+    facts = [(await caller.gql(AUDIT, {"id": i}))["fact"] for i in ids]
+    active = [f for f in facts if f["status"] == "ACTIVE"]
+    assert active, facts
+    return active
+
+
+async def _recalled(caller: Caller, query: str, as_of: datetime | None = None) -> set[str]:
+    variables = {"user": "alice", "q": query, "asOf": as_of.isoformat() if as_of else None}
+    data = await caller.gql(RECALL, variables)
+    return {hit["fact"]["id"] for hit in data["recall"]["semantic"]}
+
+
+async def test_correct_supersedes_from_now_and_as_of_before_sees_the_old(caller: Caller) -> None:
+    old = (await _active_facts(caller))[0]
+    before = datetime.now(UTC)
+    done = (
+        await caller.gql(CORRECT, {"id": old["id"], "text": "Alice loves sushi with eel.", "reason": "typo"})
+    )["correctFact"]
+    after = datetime.now(UTC)
+    assert done["written"] is True
+    new, changed, run = done["fact"], done["changedFact"], done["run"]
+    assert new["text"] == "Alice loves sushi with eel." and new["status"] == "ACTIVE"
+    assert new["kind"] == old["kind"]
+    assert changed["id"] == old["id"] and changed["status"] == "SUPERSEDED"
+    assert before <= datetime.fromisoformat(changed["validTo"]) <= after
+    assert new["validFrom"] == changed["validTo"]
+    assert (run["op"], run["trigger"], run["provider"], run["reason"]) == (
+        "correct_fact",
+        "correction",
+        "person",
+        "typo",
+    )
+    assert run["by"].startswith("test (key_") and run["promptTokens"] == 0
+
+    # Recall now sees the correction only; as of before it, the old belief.
+    now = await _recalled(caller, "sushi eel salmon")
+    assert new["id"] in now and old["id"] not in now
+    then = await _recalled(caller, "sushi eel salmon", before - timedelta(seconds=1))
+    assert old["id"] in then and new["id"] not in then
+
+    # The audit: the old fact says who replaced it, why, and by which fact; the new one rests on
+    # the correction's run (no interaction named) and lists it.
+    audited = (await caller.gql(AUDIT, {"id": old["id"]}))["fact"]
+    assert audited["supersededBy"] == [{"reason": "typo", "fact": {"id": new["id"], "text": new["text"]}}]
+    assert [c["id"] for c in audited["audit"]["corrections"]] == [run["id"]]
+    made = (await caller.gql(AUDIT, {"id": new["id"]}))["fact"]
+    assert made["derivedFrom"]["interactions"] == []
+    assert [c["trigger"] for c in made["audit"]["corrections"]] == ["correction"]
+
+
+async def test_correct_from_a_named_interaction_rests_on_it(db: Database, caller: Caller) -> None:
+    old = (await _active_facts(caller))[0]
+    said = await caller.gql(
+        'mutation { remember(input: {userId: "alice", text: "Actually I prefer eel.", sourceRef: "fix"},'
+        " consolidate: false) { interactionId } }"
+    )
+    source = said["remember"]["interactionId"]
+    done = (
+        await caller.gql(
+            CORRECT,
+            {"id": old["id"], "text": "Alice prefers eel.", "reason": "she said so", "source": source},
+        )
+    )["correctFact"]
+    made = (await caller.gql(AUDIT, {"id": done["fact"]["id"]}))["fact"]
+    assert made["derivedFrom"]["interactions"] == [{"id": source}]
+
+
+async def test_retract_closes_the_fact_keeps_it_audited(caller: Caller) -> None:
+    old = (await _active_facts(caller))[0]
+    before = datetime.now(UTC)
+    done = (await caller.gql(RETRACT, {"id": old["id"], "reason": "never said that"}))["retractFact"]
+    assert done["written"] is True and done["fact"] is None
+    assert done["changedFact"]["status"] == "RETRACTED" and done["changedFact"]["validTo"] is not None
+    assert (done["run"]["trigger"], done["run"]["reason"]) == ("retraction", "never said that")
+    assert old["id"] not in await _recalled(caller, old["text"])
+    assert old["id"] in await _recalled(caller, old["text"], before - timedelta(seconds=1))
+    audited = (await caller.gql(AUDIT, {"id": old["id"]}))["fact"]
+    assert audited["status"] == "RETRACTED"
+    corrections = audited["audit"]["corrections"]
+    assert [(c["op"], c["reason"]) for c in corrections] == [("retract_fact", "never said that")]
+    assert corrections[0]["by"] == done["run"]["by"]
+
+    # Once retracted, neither a second retraction nor a correction applies: a typed refusal.
+    for query, variables in (
+        (RETRACT, {"id": old["id"], "reason": "again"}),
+        (CORRECT, {"id": old["id"], "text": "x", "reason": "again"}),
+    ):
+        (error,) = await caller.errors(query, variables)
+        assert error["extensions"]["code"] == "BAD_USER_INPUT" and error["extensions"]["written"] is False
+        assert "retracted" in error["message"]
+
+
+async def test_add_states_a_fact_by_hand(caller: Caller) -> None:
+    await tell_story(caller)
+    start = T0 + timedelta(days=30)
+    done = (
+        await caller.gql(
+            ADD,
+            {
+                "user": "alice",
+                "text": "Alice is allergic to shellfish.",
+                "kind": "ATTRIBUTE",
+                "from": start.isoformat(),
+            },
+        )
+    )["addFact"]
+    fact = done["fact"]
+    assert done["written"] and fact["kind"] == "ATTRIBUTE" and fact["status"] == "ACTIVE"
+    assert datetime.fromisoformat(fact["validFrom"]) == start
+    assert (done["run"]["op"], done["run"]["trigger"]) == ("add_fact", "manual")
+    assert fact["id"] in await _recalled(caller, "allergic to shellfish")
+    assert fact["id"] not in await _recalled(caller, "allergic to shellfish", start - timedelta(days=1))
+    assert fact["id"] in await _recalled(caller, "allergic to shellfish", start + timedelta(days=1))
+    made = (await caller.gql(AUDIT, {"id": fact["id"]}))["fact"]
+    assert [c["trigger"] for c in made["audit"]["corrections"]] == ["manual"]
+    # Without validFrom it holds from now.
+    now = (await caller.gql(ADD, {"user": "alice", "text": "Alice moved to Lyon.", "kind": "EVENT"}))[
+        "addFact"
+    ]
+    assert datetime.now(UTC) - datetime.fromisoformat(now["fact"]["validFrom"]) < timedelta(minutes=1)
+
+
+async def test_other_tenants_ids_are_not_found_and_write_nothing(
+    db: Database, caller: Caller, client: Any
+) -> None:
+    old = (await _active_facts(caller))[0]
+    other = await new_caller(db, client)
+    await tell_story(other)  # the same user id in another tenant
+    source = (
+        await other.gql(
+            'mutation { remember(input: {userId: "alice", text: "hi"}, consolidate: false) { interactionId } }'
+        )
+    )["remember"]["interactionId"]
+    before = await count_nodes(db, caller.tenant), await count_nodes(db, other.tenant)
+    for who, query, variables in (
+        (other, CORRECT, {"id": old["id"], "text": "x", "reason": "r"}),
+        (other, RETRACT, {"id": old["id"], "reason": "r"}),
+        (caller, CORRECT, {"id": old["id"], "text": "x", "reason": "r", "source": source}),
+        (caller, CORRECT, {"id": "fact_missing", "text": "x", "reason": "r"}),
+        (caller, ADD, {"user": "nobody", "text": "x", "kind": "OTHER"}),
+    ):
+        (error,) = await who.errors(query, variables)
+        assert error["extensions"]["code"] == "NOT_FOUND", error
+        assert error["extensions"]["written"] is False
+    assert (await count_nodes(db, caller.tenant), await count_nodes(db, other.tenant)) == before
+    assert (await caller.gql(AUDIT, {"id": old["id"]}))["fact"]["status"] == "ACTIVE"
+
+
+async def test_bad_input_is_refused_and_writes_nothing(db: Database, caller: Caller) -> None:
+    old = (await _active_facts(caller))[0]
+    before = await count_nodes(db, caller.tenant)
+    huge = "x" * (64 * 1024)
+    for query, variables in (
+        (CORRECT, {"id": old["id"], "text": "  ", "reason": "r"}),
+        (CORRECT, {"id": old["id"], "text": huge, "reason": "r"}),
+        (CORRECT, {"id": old["id"], "text": "fine", "reason": ""}),
+        (CORRECT, {"id": old["id"], "text": "fine", "reason": "r" * 5000}),
+        (RETRACT, {"id": old["id"], "reason": " "}),
+        (RETRACT, {"id": "", "reason": "r"}),
+        (ADD, {"user": "alice", "text": "", "kind": "OTHER"}),
+        (ADD, {"user": "alice", "text": "ok", "kind": "OTHER", "from": "2024-05-01T09:00:00"}),
+    ):
+        errors = await caller.errors(query, variables)
+        assert [e["extensions"]["code"] for e in errors] == ["BAD_USER_INPUT"], (variables, errors)
+    assert await count_nodes(db, caller.tenant) == before
+    assert (await caller.gql(AUDIT, {"id": old["id"]}))["fact"]["status"] == "ACTIVE"
+
+
+async def test_a_change_waits_for_the_users_lease_and_writes_nothing_without_it(db: Database) -> None:
+    engine = MemoryEngine(
+        db,
+        HashingEmbedder(DIMENSION),
+        OfflineConsolidator(),
+        engine_settings(lease_seconds=0.5, merge_threshold=0.2),
+    )
+    owner = Owner(f"t-{uuid.uuid4().hex[:12]}", "alice")
+    for day, text in enumerate(STORY[:3]):
+        await engine.remember(owner, Unit(text=text, speaker="alice", occurred_at=T0 + timedelta(days=day)))
+    fact = (await engine.stores.facts.search(owner, (await engine.embedder.embed(["sushi"]))[0].tolist(), 1))[
+        0
+    ].item
+    # Another holder (a consolidation elsewhere) keeps the lease: the change gives up, unwritten.
+    assert await engine.leases.wait_acquire(owner, "elsewhere", 30.0, 0.0)
+    with pytest.raises(Busy):
+        await engine.beliefs.retract(owner, fact.id, "wrong", by="test")
+    assert (await engine.stores.facts.get(owner, [fact.id]))[0].status == "active"
+    # Once it is released, the change goes through, and gives the lease back.
+    await engine.leases.release(owner, "elsewhere")
+    done = await engine.beliefs.retract(owner, fact.id, "wrong", by="test")
+    assert done.changed is not None and done.changed.status == "retracted"
+    assert await lease_of(db, owner) is None

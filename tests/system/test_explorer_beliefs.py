@@ -1,0 +1,157 @@
+"""The explorer corrects and retracts a fact and adds one by hand, in a real browser, and the
+fact's audit view shows each change (what, why, who, when) and the superseding fact.
+
+A `recmem serve` on the session's Neo4j is seeded over HTTP with the sushi story (an episode
+created, then merged); chromium signs in, opens the merge's fact, corrects it, follows the
+correction to the new fact, retracts that, and adds a fact on the list. Screenshots go to the
+folder the test prints (RECMEM_EXPLORER_SHOTS to choose it).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import closing
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from graph.settings import Neo4jSettings
+from harness.serve_process import free_port
+from tests.support.api import STORY
+from tests.support.browser import offline_chromium
+from tests.support.serve import KeyedService, keyed_service, serve_env
+
+T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+REMEMBER = """mutation($input: RememberInput!) {
+  remember(input: $input, consolidate: true) { consolidation { action factIds } }
+}"""
+AUDIT = """query($id: ID!) { fact(id: $id) { status supersededBy { fact { id text } reason }
+  audit { corrections { trigger reason by } } } }"""
+KEY_NAME = "support-desk"
+
+
+@pytest.fixture(scope="module")
+def service(
+    neo4j_settings: Neo4jSettings, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[KeyedService]:
+    env = serve_env(
+        neo4j_settings,
+        free_port(),
+        RECMEM_THETA_SIM="0.3",
+        RECMEM_THETA_COUNT="3",
+        RECMEM_MERGE_THRESHOLD="0.2",
+        RECMEM_MERGE_BATCH="1",
+    )
+    with keyed_service(env, tmp_path_factory.mktemp("beliefs-serve"), "--name", KEY_NAME) as service:
+        yield service
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with offline_chromium() as chromium:
+        yield chromium
+
+
+def _seed(service: KeyedService) -> str:
+    """The sushi story for dave; the merge's fact id."""
+    done: list[dict[str, Any]] = []
+    for day, text in enumerate(STORY):
+        unit = {
+            "userId": "dave",
+            "text": text,
+            "speaker": "dave",
+            "occurredAt": (T0 + timedelta(days=day)).isoformat(),
+        }
+        done.append(service.post(REMEMBER, {"input": unit})["remember"]["consolidation"])
+    assert done[3]["action"] == "MERGED" and done[3]["factIds"], done
+    return str(done[3]["factIds"][0])
+
+
+def _shots() -> Path:
+    named = os.environ.get("RECMEM_EXPLORER_SHOTS")
+    folder = Path(named) if named else Path(tempfile.mkdtemp(prefix="recmem-beliefs-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nexplorer screenshots in {folder}")
+    return folder
+
+
+def _fill(page: Page, form: str, **fields: str) -> None:
+    scope = page.get_by_role("form", name=form)
+    for label, value in fields.items():
+        scope.get_by_label(label.capitalize()).fill(value)
+
+
+def test_the_explorer_corrects_retracts_and_adds_facts(service: KeyedService, browser: Browser) -> None:
+    fact_id = _seed(service)
+    shots = _shots()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    with closing(context):
+        page.goto(f"{service.base}/ui")
+        page.get_by_label("API key").fill(service.key)
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.get_by_test_id("tenant")).to_contain_text(service.tenant, timeout=30_000)
+        page.goto(f"{service.base}/ui#/u/dave/facts/{fact_id}")
+        detail = page.get_by_test_id("fact-detail")
+        expect(detail).to_be_visible(timeout=30_000)
+        expect(detail.get_by_text("None: memory holds it as consolidation wrote it.")).to_be_visible()
+
+        # Correct: the old fact is superseded, replaced by the new one for the reason given, and
+        # its changes list the correction with who made it.
+        page.get_by_role("button", name="Correct…").click()
+        _fill(page, "Correct the fact", **{"corrected statement": "Dave can't stand salmon sushi any more."})
+        _fill(page, "Correct the fact", reason="clearer wording")
+        page.screenshot(path=str(shots / "01-correcting.png"))
+        page.get_by_role("button", name="Save correction").click()
+        expect(page.get_by_test_id("superseded-by")).to_contain_text(
+            "Dave can't stand salmon sushi any more.", timeout=30_000
+        )
+        expect(page.get_by_test_id("superseded-by")).to_contain_text("clearer wording")
+        changes = page.get_by_test_id("fact-corrections")
+        expect(changes).to_contain_text("Corrected")
+        expect(changes).to_contain_text(KEY_NAME)
+        expect(page.get_by_test_id("fact-actions")).to_have_count(0)  # superseded: nothing to change
+        page.screenshot(path=str(shots / "02-corrected.png"))
+        audited = service.post(AUDIT, {"id": fact_id})["fact"]
+        assert audited["status"] == "SUPERSEDED"
+        new_id = audited["supersededBy"][0]["fact"]["id"]
+
+        # Retract the correction itself: its audit shows both changes.
+        page.get_by_test_id("superseded-by").get_by_role("link").click()
+        expect(page.get_by_role("heading", name="“Dave can't stand salmon sushi any more.”")).to_be_visible(
+            timeout=30_000
+        )
+        page.get_by_role("button", name="Retract…").click()
+        _fill(page, "Retract the fact", reason="Dave never said it")
+        page.get_by_role("form", name="Retract the fact").get_by_role("button", name="Retract").click()
+        changes = page.get_by_test_id("fact-corrections")
+        expect(changes.locator("li")).to_have_count(2, timeout=30_000)
+        expect(changes.locator("li[data-trigger=retraction]")).to_contain_text("Dave never said it")
+        expect(page.get_by_test_id("fact-detail").get_by_text("retracted", exact=True).first).to_be_visible()
+        page.screenshot(path=str(shots / "03-retracted.png"))
+        made = service.post(AUDIT, {"id": new_id})["fact"]
+        assert made["status"] == "RETRACTED"
+        assert [(c["trigger"], c["reason"]) for c in made["audit"]["corrections"]] == [
+            ("correction", "clearer wording"),
+            ("retraction", "Dave never said it"),
+        ]
+        assert all(c["by"].startswith(f"{KEY_NAME} (key_") for c in made["audit"]["corrections"])
+
+        # Add a fact by hand on the list: it is listed, active.
+        page.goto(f"{service.base}/ui#/u/dave/facts")
+        page.get_by_role("button", name="Add a fact…").click()
+        _fill(page, "Add a fact", statement="Dave is allergic to shellfish.")
+        page.get_by_role("form", name="Add a fact").get_by_label("Kind").select_option("ATTRIBUTE")
+        page.get_by_role("form", name="Add a fact").get_by_role("button", name="Add").click()
+        expect(page.get_by_test_id("fact-list")).to_contain_text(
+            "Dave is allergic to shellfish.", timeout=30_000
+        )
+        page.screenshot(path=str(shots / "04-added.png"))
+    assert problems == []

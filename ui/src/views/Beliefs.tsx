@@ -1,0 +1,137 @@
+// Changing what memory believes by hand: correct or retract a fact (on its audit page), add one
+// (on the list), and the changes people made, listed in the fact's audit.
+import { type FormEvent, useState } from "react";
+import { useMutation } from "urql";
+import { Badge, ErrorBox, shortId, Time } from "../common";
+import { graphql } from "../gql";
+import type { FactKind } from "../gql/graphql";
+
+const CORRECT = graphql(`
+  mutation CorrectFact($id: ID!, $text: String!, $reason: String!) {
+    correctFact(id: $id, text: $text, reason: $reason) { written fact { id text } }
+  }
+`);
+
+const RETRACT = graphql(`
+  mutation RetractFact($id: ID!, $reason: String!) {
+    retractFact(id: $id, reason: $reason) { written changedFact { id status } }
+  }
+`);
+
+const ADD = graphql(`
+  mutation AddFact($user: ID!, $text: String!, $kind: FactKind!) {
+    addFact(userId: $user, text: $text, kind: $kind) { written fact { id text } }
+  }
+`);
+
+export type Correction = { id: string; op: string; trigger: string; reason?: string | null; by?: string | null; at: string };
+
+const CHANGE_WORDS: Record<string, string> = { correction: "Corrected", retraction: "Retracted", manual: "Added by hand" };
+
+/** The changes people made to the fact: what, why, who and when (the audit's corrections). */
+export function Changes({ corrections }: { corrections: Correction[] }) {
+  return (
+    <>
+      <h3>Changes by people</h3>
+      {corrections.length === 0 ? (
+        <p className="muted">None: memory holds it as consolidation wrote it.</p>
+      ) : (
+        <ul data-testid="fact-corrections">
+          {corrections.map((run) => (
+            <li key={run.id} data-trigger={run.trigger}>
+              <Badge tone={run.trigger === "retraction" ? "bad" : "info"}>{CHANGE_WORDS[run.trigger] ?? run.trigger}</Badge>{" "}
+              {run.reason && <em>“{run.reason}”</em>} by <span className="who">{run.by}</span>, <Time at={run.at} />{" "}
+              <code>{shortId(run.id)}</code>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+/** Correct or retract an active fact; `onDone` re-reads the audit. */
+export function FactActions({ id, text, onDone }: { id: string; text: string; onDone: () => void }) {
+  const [mode, setMode] = useState<"" | "correct" | "retract">("");
+  const [draft, setDraft] = useState(text);
+  const [reason, setReason] = useState("");
+  const [corrected, correct] = useMutation(CORRECT);
+  const [retracted, retract] = useMutation(RETRACT);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const done = mode === "correct" ? await correct({ id, text: draft, reason }) : await retract({ id, reason });
+    if (!done.error) {
+      setMode("");
+      onDone();
+    }
+  };
+  const error = mode === "correct" ? corrected.error : retracted.error;
+  return (
+    <div className="belief-actions" data-testid="fact-actions">
+      <div className="toolbar">
+        <button type="button" onClick={() => setMode("correct")}>Correct…</button>
+        <button type="button" className="danger" onClick={() => setMode("retract")}>Retract…</button>
+      </div>
+      {mode && (
+        <form className="belief-form" onSubmit={submit} aria-label={mode === "correct" ? "Correct the fact" : "Retract the fact"}>
+          {mode === "correct" && (
+            <label>
+              Corrected statement
+              <input name="text" value={draft} onChange={(e) => setDraft(e.target.value)} required />
+            </label>
+          )}
+          <label>
+            Reason
+            <input name="reason" value={reason} onChange={(e) => setReason(e.target.value)} required />
+          </label>
+          {error && <ErrorBox error={error} />}
+          <div className="actions">
+            <button type="button" onClick={() => setMode("")}>Cancel</button>
+            <button type="submit" disabled={corrected.fetching || retracted.fetching}>
+              {mode === "correct" ? "Save correction" : "Retract"}
+            </button>
+          </div>
+        </form>
+      )}
+    </div>
+  );
+}
+
+/** State a fact by hand for the user; `onDone` re-reads the list. */
+export function AddFact({ user, kinds, onDone }: { user: string; kinds: FactKind[]; onDone: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [text, setText] = useState("");
+  const [kind, setKind] = useState<FactKind>("OTHER");
+  const [added, add] = useMutation(ADD);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const done = await add({ user, text, kind });
+    if (!done.error) {
+      setText("");
+      setOpen(false);
+      onDone();
+    }
+  };
+  if (!open) return <button type="button" onClick={() => setOpen(true)}>Add a fact…</button>;
+  return (
+    <form className="belief-form" onSubmit={submit} aria-label="Add a fact">
+      <label>
+        Statement
+        <input name="text" value={text} onChange={(e) => setText(e.target.value)} required />
+      </label>
+      <label>
+        Kind
+        <select name="kind" value={kind} onChange={(e) => setKind(e.target.value as FactKind)}>
+          {kinds.map((option) => (
+            <option key={option} value={option}>{option.toLowerCase()}</option>
+          ))}
+        </select>
+      </label>
+      {added.error && <ErrorBox error={added.error} />}
+      <div className="actions">
+        <button type="button" onClick={() => setOpen(false)}>Cancel</button>
+        <button type="submit" disabled={added.fetching}>Add</button>
+      </div>
+    </form>
+  );
+}
