@@ -109,6 +109,31 @@ async def test_correct_from_a_named_interaction_rests_on_it(db: Database, caller
     assert made["derivedFrom"]["interactions"] == [{"id": source}]
 
 
+FILTERED = """query($user: ID!, $q: String!, $filter: RecallFilter) {
+  recall(userId: $user, query: $q, filter: $filter, budget: {subconscious: 0, episodic: 0, semantic: 20}) {
+    semantic { fact { id } } } }"""
+
+
+async def test_a_correction_answers_in_the_scopes_of_what_it_replaces_and_rests_on(caller: Caller) -> None:
+    old = (await _active_facts(caller))[0]
+    said = await caller.gql(
+        'mutation { remember(input: {userId: "alice", text: "Actually I prefer eel.", sourceRef: "fix",'
+        ' agentId: "fixer"}, consolidate: false) { interactionId } }'
+    )
+    source = said["remember"]["interactionId"]
+    text, reason = "Alice prefers eel.", "she said so"
+    done = await caller.gql(CORRECT, {"id": old["id"], "text": text, "reason": reason, "source": source})
+    new = done["correctFact"]["fact"]["id"]
+
+    async def found(scope: dict[str, Any]) -> set[str]:
+        data = await caller.gql(FILTERED, {"user": "alice", "q": "eel", "filter": scope})
+        return {hit["fact"]["id"] for hit in data["recall"]["semantic"]}
+
+    assert new in await found({"speakers": ["user"]})  # the replaced fact's scope
+    assert new in await found({"agentIds": ["fixer"]})  # the source interaction's
+    assert new not in await found({"agentIds": ["someone-else"]})
+
+
 async def test_retract_closes_the_fact_keeps_it_audited(caller: Caller) -> None:
     old = (await _active_facts(caller))[0]
     before = datetime.now(UTC)
