@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -20,7 +19,7 @@ from consolidation.types import Budgets, Recall
 from graph.database import Database
 from graph.errors import InvalidInput
 from graph.models import Owner
-from tests.support.api import T0, Caller, count_nodes, new_caller, tell_story
+from tests.support.api import Caller, count_nodes, new_caller, tell_story
 
 AUDIT = """query($id: ID!) { fact(id: $id) {
   text status validFrom validTo
@@ -106,9 +105,8 @@ def unordered(value: Any) -> Any:
 
 
 async def story_user(db: Database, caller: Caller) -> Owner:
-    """The story (an episode, a merge, a superseded fact), then one active fact closed as a
-    retraction would close it: no API retracts a fact yet, so the test sets what one would store,
-    with a property no exporter knows of (`retraction_reason`), to show it is carried as it is."""
+    """The story (an episode, a merge, a superseded fact), then its active fact corrected and the
+    correction retracted through the API, so the file holds a person's changes and their runs."""
     payloads = await tell_story(caller)
     assert any(p["consolidation"] and p["consolidation"]["supersededFactIds"] for p in payloads)
     owner = Owner(caller.tenant, "alice")
@@ -119,13 +117,15 @@ async def story_user(db: Database, caller: Caller) -> Owner:
         u=owner.user_id,
     )
     assert active
-    await _graph(
-        db,
-        "MATCH (f:Fact {id: $id}) SET f.status = 'retracted', f.valid_to = $at, "
-        "f.retraction_reason = 'the user said it was wrong', f.tags = ['a', 'b']",
-        id=active[0]["id"],
-        at=T0 + timedelta(days=10),
+    corrected = await caller.gql(
+        'mutation($id: ID!) { correctFact(id: $id, text: "Alice loves eel.", reason: "typo") { written fact { id } } }',
+        {"id": active[0]["id"]},
     )
+    retracted = await caller.gql(
+        'mutation($id: ID!) { retractFact(id: $id, reason: "the user said it was wrong") { written } }',
+        {"id": corrected["correctFact"]["fact"]["id"]},
+    )
+    assert corrected["correctFact"]["written"] and retracted["retractFact"]["written"]
     return owner
 
 
@@ -146,7 +146,12 @@ async def test_export_forget_import_gives_the_same_memory(
     assert {"DERIVED_FROM", "SUPERSEDES", "NEXT", "READ", "PRODUCED"} <= types
     assert not any("embedding" in line.get("properties", {}) for line in before[1:])
     retracted = [line for line in before if line.get("properties", {}).get("status") == "retracted"]
-    assert retracted and retracted[0]["properties"]["retraction_reason"] == "the user said it was wrong"
+    assert len(retracted) == 1 and retracted[0]["properties"]["valid_to"]
+    person_runs = [line["properties"] for line in before if line.get("labels") == ["ConsolidationRun"]]
+    assert {(r["trigger"], r.get("reason")) for r in person_runs} >= {
+        ("correction", "typo"),
+        ("retraction", "the user said it was wrong"),
+    }
     counts_before = await count_nodes(db, owner.tenant, owner.user_id)
     events_before = (await services.engine.stores.events.latest(owner)).seq
     assert events_before > 0
