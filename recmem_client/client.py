@@ -42,7 +42,10 @@ from recmem_client.protocol import (
     RetryPolicy,
     connection_failed,
     decode,
+    decode_export,
     endpoint,
+    export_failed,
+    export_url,
     headers,
 )
 
@@ -89,6 +92,7 @@ class _Client(Generic[TransportT, HttpT]):
         extra_headers: Mapping[str, str] | None = None,
     ) -> None:
         self._url = endpoint(base_url)
+        self._base_url = base_url
         self._retry = retry or RetryPolicy()
         self._http = self._http_type(
             headers=headers(api_key, extra_headers), timeout=timeout, transport=transport
@@ -160,6 +164,16 @@ class AsyncMemoryClient(_Client[httpx.AsyncBaseTransport, httpx.AsyncClient]):
     retract_fact = _awaiting(ops.retract_fact)
     add_fact = _awaiting(ops.add_fact)
 
+    async def export_user(self, user_id: str) -> list[Obj]:
+        """The user's memory as `recmem export` writes it (docs/export.md): the header line, then
+        one dict per node and edge. A read: not retried past the transport's own."""
+        url, params = export_url(self._base_url, user_id)
+        try:
+            response = await self._http.get(url, params=params)
+        except httpx.TransportError as error:
+            raise export_failed(error) from error
+        return decode_export(response)
+
 
 class MemoryClient(_Client[httpx.BaseTransport, httpx.Client]):
     """The blocking twin of AsyncMemoryClient (same arguments, same results, same retries)."""
@@ -203,3 +217,13 @@ class MemoryClient(_Client[httpx.BaseTransport, httpx.Client]):
     correct_fact = _blocking(ops.correct_fact)
     retract_fact = _blocking(ops.retract_fact)
     add_fact = _blocking(ops.add_fact)
+
+    def export_user(self, user_id: str) -> list[Obj]:
+        """The user's memory as `recmem export` writes it (docs/export.md): the header line, then
+        one dict per node and edge. A read: not retried past the transport's own."""
+        url, params = export_url(self._base_url, user_id)
+        try:
+            response = self._http.get(url, params=params)
+        except httpx.TransportError as error:
+            raise export_failed(error) from error
+        return decode_export(response)

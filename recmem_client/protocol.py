@@ -30,6 +30,7 @@ log = logging.getLogger("recmem_client")
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"  # `recmem serve`'s default (api/settings.py)
 GRAPHQL_PATH = "/graphql"
+EXPORT_PATH = "/export"
 # A little longer than the service's own request timeout (120 s): a slow request then ends with
 # the service's typed UNAVAILABLE (its transaction rolled back) rather than a client-side cut.
 DEFAULT_TIMEOUT = httpx.Timeout(125.0, connect=10.0)
@@ -74,6 +75,31 @@ def decode(operation: Operation[Any], response: httpx.Response) -> Obj:
     if not isinstance(data, Mapping) or response.status_code >= 400:
         raise _http_error(response)
     return data
+
+
+def export_url(base_url: str, user_id: str) -> tuple[str, dict[str, str]]:
+    """The download of a user's memory (docs/export.md): its URL and query parameters."""
+    return base_url.rstrip("/") + EXPORT_PATH, {"user": user_id}
+
+
+def decode_export(response: httpx.Response) -> list[Obj]:
+    """The lines of a successful download (the header first); raises the typed error otherwise."""
+    if response.status_code != 200:
+        body = _json(response)
+        if body is not None and body.get("errors"):
+            raise graphql_error(body["errors"], response)
+        raise _http_error(response)
+    try:
+        lines = [json.loads(line) for line in response.text.splitlines() if line.strip()]
+    except ValueError as error:
+        raise _build(ProtocolError, f"the export is not JSON Lines: {error}", response) from error
+    if not lines or not all(isinstance(line, Mapping) for line in lines):
+        raise _build(ProtocolError, "the export holds no header line", response)
+    return lines
+
+
+def export_failed(error: httpx.TransportError) -> ConnectionFailed:
+    return ConnectionFailed(f"export: no response from the memory service ({error!r})", sent=True)
 
 
 def _json(response: httpx.Response) -> Mapping[str, Any] | None:

@@ -174,6 +174,13 @@ class UserStats(BaseModel):
     completion_tokens: int = Field(description="Completion tokens spent in total.")
 
 
+class ExportPage(BaseModel):
+    header: dict[str, Any] = Field(description="The file's header: schema_version, embedder, counts.")
+    lines: list[dict[str, Any]] = Field(description="Node and edge lines, as in docs/export.md.")
+    next_offset: int | None = Field(description="The offset of the next page; null when this is the last.")
+    download_path: str = Field(description="The same file over HTTP: GET this path with the same key.")
+
+
 class BeliefChanged(BaseModel):
     written: bool = Field(description="True: the change committed, all of it.")
     fact: FactView | None = Field(

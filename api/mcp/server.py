@@ -22,8 +22,8 @@ Long-term memory of the users you talk with. Call `remember` for every turn wort
 user's and yours), `recall` before answering anything that may depend on earlier conversations,
 `answer` for a direct answer from memory with its evidence. Recurring topics are consolidated into
 episodes and facts with provenance: `audit_fact` shows why a fact is believed, `forget_interaction`
-erases a turn and what rests only on it, `user_stats` sizes a user's memory. User ids are yours to
-choose; they are private to your API key's tenant."""
+erases a turn and what rests only on it, `user_stats` sizes a user's memory, `export_user` takes it
+out. User ids are yours to choose; they are private to your API key's tenant."""
 
 
 class MemoryMCP(MCPServer):

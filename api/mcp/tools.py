@@ -9,6 +9,7 @@ from mcp.types import ToolAnnotations
 
 from api.mcp.auditing import audit_fact, user_stats
 from api.mcp.beliefs import add_fact, correct_fact, retract_fact
+from api.mcp.exporting import export_user
 from api.mcp.forgetting import forget_interaction
 from api.mcp.recalling import answer, recall
 from api.mcp.remembering import remember
@@ -25,4 +26,5 @@ TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
     (correct_fact, ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)),
     (retract_fact, ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)),
     (add_fact, ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)),
+    (export_user, _READ),
 ]

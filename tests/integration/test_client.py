@@ -351,6 +351,21 @@ async def test_correct_retract_and_add_facts(open_client: Opener, live: str, ten
             await memory.retract_fact(new_id("fact"), "r")
 
 
+async def test_export_user_downloads_the_users_lines(open_client: Opener, live: str, tenant: Tenant) -> None:
+    async with open_client(tenant.key, live) as memory:
+        told = [
+            await memory.remember("erin", text, speaker="erin", occurred_at=_day(day), source_ref=f"e{day}")
+            for day, text in enumerate(STORY[:3])
+        ]
+        lines = await memory.export_user("erin")
+        header, rest = lines[0], lines[1:]
+        assert header["schema_version"] == 1 and header["counts"]["nodes"]["Interaction"] == len(told)
+        stored = {line["id"] for line in rest if line.get("labels") == ["Interaction"]}
+        assert stored == {t.interaction_id for t in told}
+        with pytest.raises(NotFound):
+            await memory.export_user("nobody-" + new_id("u"))
+
+
 # -- typed errors ------------------------------------------------------------------------------
 
 

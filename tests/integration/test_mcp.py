@@ -37,6 +37,7 @@ TOOLS = {
     "correct_fact": {"fact_id", "text", "reason"},
     "retract_fact": {"fact_id", "reason"},
     "add_fact": {"user_id", "text", "kind"},
+    "export_user": {"user_id"},
 }
 
 
@@ -384,6 +385,24 @@ async def test_a_revoked_key_is_refused_at_once(db: Database, live: str) -> None
             await session.call_tool("user_stats", {"user_id": "dave"})
 
 
+async def test_export_user_pages_through_the_users_lines(live: str, key: str) -> None:
+    async with connect(live, key) as mcp:
+        payloads = await tell_story(mcp, user="exported")
+        whole = await call(mcp, "export_user", user_id="exported", limit=2000)
+        header, lines = whole["header"], whole["lines"]
+        assert whole["next_offset"] is None and whole["download_path"] == "/export?user=exported"
+        assert header["schema_version"] == 1 and header["counts"]["nodes"]["Interaction"] == len(payloads)
+        assert len(lines) == sum(header["counts"]["nodes"].values()) + sum(header["counts"]["edges"].values())
+        paged, offset = [], 0
+        while offset is not None:
+            page = await call(mcp, "export_user", user_id="exported", offset=offset, limit=7)
+            assert page["header"]["counts"] == header["counts"] and len(page["lines"]) <= 7
+            paged += page["lines"]
+            offset = page["next_offset"]
+        assert paged == lines
+        assert (await error(mcp, "export_user", user_id="exported", limit=0)).startswith("BAD_USER_INPUT")
+
+
 async def test_another_tenants_ids_are_not_found(db: Database, live: str, tenant: str, key: str) -> None:
     async with connect(live, key) as mcp:
         payloads = await tell_story(mcp)
@@ -406,6 +425,7 @@ async def test_another_tenants_ids_are_not_found(db: Database, live: str, tenant
             # The intruder's "alice" is another user, who does not exist in its tenant.
             for tool, arguments in (
                 ("user_stats", {"user_id": "alice"}),
+                ("export_user", {"user_id": "alice"}),
                 ("recall", {"user_id": "alice", "query": "sushi"}),
                 ("answer", {"user_id": "alice", "question": "What is the dog called?"}),
             ):
