@@ -8,6 +8,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from consolidation.providers.embedding_template import DEFAULT_TEMPLATE, EmbeddingTemplate
+from consolidation.salience import detector_for
 from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES
 
 # minilm: all-MiniLM-L6-v2's fp32 weights on onnxruntime (the default, no torch); minilm-int8: its
@@ -67,6 +68,9 @@ class EngineSettings(BaseSettings):
     # `merge_quiet_seconds`), or on an explicit consolidate. merge_batch=1: a merge per turn.
     merge_batch: int = Field(default=16, ge=1, le=1000)
     merge_quiet_seconds: float = Field(default=600.0, ge=0, le=7 * 86400)
+    # Salience (docs/design/salience.md): off, default (the built-in rules) or a JSON file of rules
+    # and prototypes. A turn it fires on is consolidated at once, whatever recurrence says.
+    salience: str = "default"
     max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1)
     lease_seconds: float = Field(default=120.0, gt=0)
     # background: remember answers once the interaction is durable and a worker in the same process
@@ -113,6 +117,12 @@ class EngineSettings(BaseSettings):
     @classmethod
     def _template(cls, value: str) -> str:
         EmbeddingTemplate(value)  # raises TemplateError (a ValueError) with the reason
+        return value
+
+    @field_validator("salience")
+    @classmethod
+    def _salience(cls, value: str) -> str:
+        detector_for(value)  # raises SalienceError (a ValueError) with the reason
         return value
 
     @property

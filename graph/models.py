@@ -135,6 +135,9 @@ class ConsolidationRun(RunAccount, MemoryNode):
     user_id, then the account (whose `id` is the same field)."""
 
     error: str | None = None
+    # What opened the gate for an episode's run: "recurrence", or "salience" with the rule that fired.
+    triggered_by: str | None = None
+    rule: str | None = None
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,8 @@ class RunWrite(RunAccount):
     read_ids: list[str] = field(default_factory=list)
     produced_ids: list[str] = field(default_factory=list)
     error: str | None = None
+    triggered_by: str | None = None
+    rule: str | None = None
 
 
 @dataclass(frozen=True)
