@@ -257,6 +257,12 @@ class ConsolidationRun(Node):
     threshold: float | None = strawberry.field(description="The similarity threshold in force, if any.")
     at: datetime = strawberry.field(description="When it ran.")
     error: str | None = strawberry.field(description="The error class when it failed.")
+    triggered_by: str | None = strawberry.field(
+        description="What opened the gate for an episode and its facts: recurrence or salience."
+    )
+    rule: str | None = strawberry.field(
+        description="The salience rule or prototype that fired, if salience did."
+    )
 
     @staticmethod
     def of(m: models.ConsolidationRun) -> ConsolidationRun:
