@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from consolidation.providers.default_thresholds import REFERENCE_MERGE_THRESHOLD, calibrated
 from consolidation.providers.embedding_template import DEFAULT_TEMPLATE, EmbeddingTemplate
 from consolidation.salience import detector_for
 from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES
@@ -60,7 +61,9 @@ class EngineSettings(BaseSettings):
     theta_sim: float | None = Field(default=None, ge=-1, le=1)
     theta_count: int | None = Field(default=None, ge=2)
     gate_top_k: int | None = Field(default=None, ge=1)
-    merge_threshold: float = Field(default=0.75, ge=-1, le=1)
+    # None: calibrated for the embedder and template when known, else the reference 0.75
+    # (consolidation/providers/default_thresholds.py); theta_sim alike.
+    merge_threshold: float | None = Field(default=None, ge=-1, le=1)
     # Recurrence-gated merging (docs/design/batched-merges.md): a turn at or above merge_threshold waits
     # for its episode, recallable as a raw turn, and the episode absorbs its waiting turns in one
     # merge (one merge_episode and one refine_facts call) once `merge_batch` have gathered, once
@@ -131,7 +134,22 @@ class EngineSettings(BaseSettings):
 
     @property
     def resolved_theta_sim(self) -> float:
+        """theta_sim, or the profile's reference value (whatever the embedder)."""
         return self.theta_sim if self.theta_sim is not None else PROFILES[self.profile][0]
+
+    def theta_sim_for(self, embedder: str) -> float:
+        """theta_sim, else the calibrated value for `embedder` and the template, else the reference."""
+        if self.theta_sim is not None:
+            return self.theta_sim
+        known = calibrated(embedder, self.embedding_template, self.profile)
+        return known[0] if known is not None else PROFILES[self.profile][0]
+
+    def merge_threshold_for(self, embedder: str) -> float:
+        """merge_threshold, else the calibrated value for `embedder` and the template, else 0.75."""
+        if self.merge_threshold is not None:
+            return self.merge_threshold
+        known = calibrated(embedder, self.embedding_template, self.profile)
+        return known[1] if known is not None else REFERENCE_MERGE_THRESHOLD
 
     @property
     def resolved_theta_count(self) -> int:

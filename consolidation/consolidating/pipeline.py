@@ -75,7 +75,7 @@ class UnitPipeline:
         self.metrics = metrics
         self.waiting = stores.waiting
         self.gate = RecurrenceGate(
-            settings.resolved_theta_sim, settings.resolved_theta_count, settings.resolved_gate_top_k
+            settings.theta_sim_for(embedder.name), settings.resolved_theta_count, settings.resolved_gate_top_k
         )
         self.salience = detector_for(settings.salience)
 
@@ -168,7 +168,7 @@ class UnitPipeline:
             owner, "merge_episode", trigger.id, read, self.consolidator.decide_merge(merge_input)
         )
         run = self._run(
-            "merge_episode", result.usage, trigger.id, read, len(turns), self.settings.merge_threshold, rule
+            "merge_episode", result.usage, trigger.id, read, len(turns), self._merge_threshold, rule
         )
         decision = result.value
         if not decision.continues or not decision.summary:
@@ -191,9 +191,14 @@ class UnitPipeline:
             owner, trigger, turns, new_version, run, holder, episode, at, rule
         )
 
+    @property
+    def _merge_threshold(self) -> float:
+        # Read per decision: a test may change the engine's settings after it was built.
+        return self.settings.merge_threshold_for(self.embedder.name)
+
     def _merge_target(self, hits: list[Hit[Episode]]) -> Hit[Episode] | None:
         """The nearest current episode when it is close enough to ask the LLM for a merge."""
-        if not hits or hits[0].score < self.settings.merge_threshold:
+        if not hits or hits[0].score < self._merge_threshold:
             return None
         return hits[0]
 
