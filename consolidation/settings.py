@@ -74,6 +74,11 @@ class EngineSettings(BaseSettings):
     # Salience (docs/design/salience.md): off, default (the built-in rules) or a JSON file of rules
     # and prototypes. A turn it fires on is consolidated at once, whatever recurrence says.
     salience: str = "default"
+    # Adaptive thresholds (consolidation/writing/adaptive.py): each user's theta_sim follows a running
+    # estimate that keeps `adaptive_target` of that user's turns recurring; theta_sim (or its
+    # calibrated default) is where each user's estimate starts.
+    adaptive_thresholds: bool = False
+    adaptive_target: float = Field(default=0.1, gt=0, lt=1)
     max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1)
     lease_seconds: float = Field(default=120.0, gt=0)
     # background: remember answers once the interaction is durable and a worker in the same process

@@ -20,6 +20,7 @@ from graph.forget import ForgetStore
 from graph.interactions import InteractionStore
 from graph.leases import LeaseStore
 from graph.recall import RecallSearch
+from graph.thresholds import ThresholdStore
 from graph.waiting import WaitingStore
 
 
@@ -37,6 +38,7 @@ class Stores:
     forget: ForgetStore
     browse: BrowseStore
     keys: ApiKeyStore
+    thresholds: ThresholdStore
 
     @classmethod
     def open(
@@ -60,4 +62,5 @@ class Stores:
             forget=ForgetStore(db, dimension),
             browse=BrowseStore(db),
             keys=ApiKeyStore(db),
+            thresholds=ThresholdStore(db),
         )

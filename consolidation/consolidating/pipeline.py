@@ -32,6 +32,7 @@ from consolidation.salience import detector_for
 from consolidation.settings import EngineSettings
 from consolidation.stores import Stores
 from consolidation.types import ConsolidationOutcome
+from consolidation.writing.adaptive import recurrence_score, updated
 from consolidation.writing.gate import GateDecision, RecurrenceGate, in_time_order
 from consolidation.writing.turns import to_turn
 from graph.errors import LeaseLost
@@ -45,6 +46,7 @@ from graph.models import (
     Owner,
     RunWrite,
 )
+from graph.thresholds import ThresholdEstimate
 from graph.waiting import Waiting, WaitingGroup
 
 T = TypeVar("T")
@@ -97,12 +99,13 @@ class UnitPipeline:
                 include_consolidated=False,
             )
             salient = await self._salient(unit, vector)
+            gate = await self._gate_for(owner, unit, found.interactions.dense, holder)
             target = self._merge_target(found.episodes.dense)
             if target is not None:
                 joined = await self._join(owner, unit, target, holder, salient)
                 if joined is not None:
                     return joined
-            outcome = await self._recurrence(owner, unit, found.interactions.dense, holder, salient)
+            outcome = await self._recurrence(owner, unit, found.interactions.dense, holder, salient, gate)
             # A merge the LLM refused was a call too.
             refused = 1 if target is not None else 0
             return replace(outcome, llm_calls=outcome.llm_calls + refused)
@@ -114,6 +117,21 @@ class UnitPipeline:
         if self.salience is None:
             return None
         return await self.salience.check(self.embedder, unit.speaker, unit.text, vector)
+
+    async def _gate_for(
+        self, owner: Owner, unit: Interaction, candidates: list[Hit[Interaction]], holder: str
+    ) -> RecurrenceGate:
+        """The fixed gate, or, with adaptive thresholds, one at the user's current estimate, which
+        this unit's recurrence score then updates."""
+        if not self.settings.adaptive_thresholds:
+            return self.gate
+        estimate = await self.stores.thresholds.read(owner) or ThresholdEstimate(self.gate.theta_sim, 0)
+        score = recurrence_score(unit, candidates, self.gate.theta_count)
+        if score is not None:
+            await self.stores.thresholds.write(
+                owner, updated(estimate, score, self.settings.adaptive_target), holder
+            )
+        return replace(self.gate, theta_sim=estimate.theta_sim)
 
     def _deferred(self, trigger_id: str, error: Deferred | LeaseLost) -> ConsolidationOutcome:
         if self.metrics is not None:
@@ -247,15 +265,16 @@ class UnitPipeline:
         candidates: list[Hit[Interaction]],
         holder: str,
         salient: str | None,
+        gate: RecurrenceGate,
     ) -> ConsolidationOutcome:
-        """The gate decides; a salient unit the gate turned down gets its episode all the same,
+        """`gate` decides; a salient unit the gate turned down gets its episode all the same,
         from itself and whatever similar predecessors it found."""
-        decision = self.gate.decide(unit, candidates)
+        decision = gate.decide(unit, candidates)
         if decision.open and decision.neighbors:
             # Turns waiting for an episode have a topic already: they are no recurring neighbours.
             waiting = await self.waiting.among(owner, [h.item.id for h in decision.neighbors])
             if waiting:
-                decision = self.gate.decide(unit, [h for h in candidates if h.item.id not in waiting])
+                decision = gate.decide(unit, [h for h in candidates if h.item.id not in waiting])
         if not decision.open:
             if salient is not None:
                 return await self._create(owner, unit, decision, holder, salient)

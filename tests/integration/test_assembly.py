@@ -30,6 +30,7 @@ STORE_CLASSES = {
     "ForgetStore",
     "BrowseStore",
     "ApiKeyStore",
+    "ThresholdStore",
 }
 # Where a store may be built: the one module, and the key facade's bare-database path (the CLI
 # and library callers manage keys without a service).
