@@ -271,9 +271,9 @@ async def run(args: argparse.Namespace, argv: Sequence[str]) -> Report:
         },
         "settings": {
             "profile": base.profile,
-            "theta_sim": base.resolved_theta_sim,
+            "theta_sim": base.theta_sim_for(embedder.name),
             "theta_count": base.resolved_theta_count,
-            "merge_threshold": base.merge_threshold,
+            "merge_threshold": base.merge_threshold_for(embedder.name),
             "merge_batch_default": base.merge_batch,
             "merge_quiet_seconds_default": base.merge_quiet_seconds,
         },

@@ -7,7 +7,9 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from consolidation.providers.default_thresholds import REFERENCE_MERGE_THRESHOLD, calibrated
 from consolidation.providers.embedding_template import DEFAULT_TEMPLATE, EmbeddingTemplate
+from consolidation.salience import detector_for
 from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES
 
 # minilm: all-MiniLM-L6-v2's fp32 weights on onnxruntime (the default, no torch); minilm-int8: its
@@ -59,7 +61,9 @@ class EngineSettings(BaseSettings):
     theta_sim: float | None = Field(default=None, ge=-1, le=1)
     theta_count: int | None = Field(default=None, ge=2)
     gate_top_k: int | None = Field(default=None, ge=1)
-    merge_threshold: float = Field(default=0.75, ge=-1, le=1)
+    # None: calibrated for the embedder and template when known, else the reference 0.75
+    # (consolidation/providers/default_thresholds.py); theta_sim alike.
+    merge_threshold: float | None = Field(default=None, ge=-1, le=1)
     # Recurrence-gated merging (docs/design/batched-merges.md): a turn at or above merge_threshold waits
     # for its episode, recallable as a raw turn, and the episode absorbs its waiting turns in one
     # merge (one merge_episode and one refine_facts call) once `merge_batch` have gathered, once
@@ -67,6 +71,14 @@ class EngineSettings(BaseSettings):
     # `merge_quiet_seconds`), or on an explicit consolidate. merge_batch=1: a merge per turn.
     merge_batch: int = Field(default=16, ge=1, le=1000)
     merge_quiet_seconds: float = Field(default=600.0, ge=0, le=7 * 86400)
+    # Salience (docs/design/salience.md): off, default (the built-in rules) or a JSON file of rules
+    # and prototypes. A turn it fires on is consolidated at once, whatever recurrence says.
+    salience: str = "default"
+    # Adaptive thresholds (consolidation/writing/adaptive.py): each user's theta_sim follows a running
+    # estimate that keeps `adaptive_target` of that user's turns recurring; theta_sim (or its
+    # calibrated default) is where each user's estimate starts.
+    adaptive_thresholds: bool = False
+    adaptive_target: float = Field(default=0.1, gt=0, lt=1)
     max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1)
     lease_seconds: float = Field(default=120.0, gt=0)
     # background: remember answers once the interaction is durable and a worker in the same process
@@ -115,13 +127,34 @@ class EngineSettings(BaseSettings):
         EmbeddingTemplate(value)  # raises TemplateError (a ValueError) with the reason
         return value
 
+    @field_validator("salience")
+    @classmethod
+    def _salience(cls, value: str) -> str:
+        detector_for(value)  # raises SalienceError (a ValueError) with the reason
+        return value
+
     @property
     def template(self) -> EmbeddingTemplate:
         return EmbeddingTemplate(self.embedding_template)
 
     @property
     def resolved_theta_sim(self) -> float:
+        """theta_sim, or the profile's reference value (whatever the embedder)."""
         return self.theta_sim if self.theta_sim is not None else PROFILES[self.profile][0]
+
+    def theta_sim_for(self, embedder: str) -> float:
+        """theta_sim, else the calibrated value for `embedder` and the template, else the reference."""
+        if self.theta_sim is not None:
+            return self.theta_sim
+        known = calibrated(embedder, self.embedding_template, self.profile)
+        return known[0] if known is not None else PROFILES[self.profile][0]
+
+    def merge_threshold_for(self, embedder: str) -> float:
+        """merge_threshold, else the calibrated value for `embedder` and the template, else 0.75."""
+        if self.merge_threshold is not None:
+            return self.merge_threshold
+        known = calibrated(embedder, self.embedding_template, self.profile)
+        return known[1] if known is not None else REFERENCE_MERGE_THRESHOLD
 
     @property
     def resolved_theta_count(self) -> int:

@@ -22,6 +22,7 @@ from graph.interactions import InteractionStore
 from graph.leases import LeaseStore
 from graph.portability import PortabilityStore
 from graph.recall import RecallSearch
+from graph.thresholds import ThresholdStore
 from graph.waiting import WaitingStore
 
 
@@ -41,6 +42,7 @@ class Stores:
     keys: ApiKeyStore
     portability: PortabilityStore
     beliefs: BeliefStore
+    thresholds: ThresholdStore
 
     @classmethod
     def open(
@@ -66,4 +68,5 @@ class Stores:
             keys=ApiKeyStore(db),
             portability=PortabilityStore(db, dimension),
             beliefs=BeliefStore(db, dimension),
+            thresholds=ThresholdStore(db),
         )

@@ -63,6 +63,8 @@ class ConsolidationOutcome:
     error: str | None = None
     # action "none" for a turn that now waits for this episode's batch merge (pipeline.py).
     waiting_for: str | None = None
+    # The salience rule that opened the gate when recurrence alone would not have (pipeline.py).
+    salience: str | None = None
 
 
 @dataclass(frozen=True)

@@ -148,6 +148,9 @@ class ConsolidationRun(RunAccount, MemoryNode):
     # A change a person made (a correction, retraction or fact added by hand): why, and who.
     reason: str | None = None
     by: str | None = None
+    # What opened the gate for an episode's run: "recurrence", or "salience" with the rule that fired.
+    triggered_by: str | None = None
+    rule: str | None = None
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,8 @@ class RunWrite(RunAccount):
     error: str | None = None
     reason: str | None = None
     by: str | None = None
+    triggered_by: str | None = None
+    rule: str | None = None
 
 
 @dataclass(frozen=True)

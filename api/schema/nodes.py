@@ -295,6 +295,12 @@ class ConsolidationRun(Node):
     by: str | None = strawberry.field(
         description="Who made the change: the API key's name and id; null for a model's run."
     )
+    triggered_by: str | None = strawberry.field(
+        description="What opened the gate for an episode and its facts: recurrence or salience."
+    )
+    rule: str | None = strawberry.field(
+        description="The salience rule or prototype that fired, if salience did."
+    )
 
     @staticmethod
     def of(m: models.ConsolidationRun) -> ConsolidationRun:

@@ -105,7 +105,9 @@ def _meta(
         },
         "calibration": calibration.to_json() if calibration else None,
         "thresholds": {
-            m: thresholds(mode_settings(m, bench.base)) for m in args.modes if m not in UNCONSOLIDATED
+            m: thresholds(mode_settings(m, bench.base), bench.embedder.name)
+            for m in args.modes
+            if m not in UNCONSOLIDATED
         },
         "wall_s": {**timings, "total": round(time.perf_counter() - started, 1)},
         "machine": machine_info(),

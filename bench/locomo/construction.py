@@ -21,6 +21,8 @@ class Construction:
     units: int = 0
     wall_s: float = 0.0
     triggered: int = 0
+    # Of those, the ones salience alone opened (consolidation/salience/).
+    salient: int = 0
     deferred: int = 0
     consolidated: int = 0
     by_op: dict[str, OpStats] = field(default_factory=dict)
@@ -32,6 +34,7 @@ class Construction:
         self.units += other.units
         self.wall_s = round(self.wall_s + other.wall_s, 3)
         self.triggered += other.triggered
+        self.salient += other.salient
         self.deferred += other.deferred
         self.consolidated += other.consolidated
         for op, stats in other.by_op.items():
@@ -62,6 +65,8 @@ class Construction:
             "consolidated_share": round(self.consolidated / self.units, 4) if self.units else None,
             "triggered": self.triggered,
             "trigger_share": round(self.triggered / self.units, 4) if self.units else None,
+            "salience_triggered": self.salient,
+            "salience_share": round(self.salient / self.units, 4) if self.units else None,
             "deferred": self.deferred,
             "server_usage_log": self._usage_log(totals),
         }

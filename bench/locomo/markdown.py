@@ -75,6 +75,7 @@ def _construction_table(modes: Mapping[str, ModeReport]) -> str:
         "create / merge / refine calls",
         "consolidated",
         "triggered",
+        "by salience",
         "wall s",
     ]
     rows = []
@@ -90,6 +91,7 @@ def _construction_table(modes: Mapping[str, ModeReport]) -> str:
                 ops,
                 f"{fmt(c['interactions_consolidated'])} ({_pct(c['consolidated_share'])})",
                 f"{fmt(c['triggered'])} ({_pct(c['trigger_share'])})",
+                f"{fmt(c['salience_triggered'])} ({_pct(c['salience_share'])})",
                 fmt(c["wall_s"], 1),
             ]
         )

@@ -41,10 +41,10 @@ def mode_settings(mode: str, base: EngineSettings) -> EngineSettings:
     return base.model_copy(update={"theta_count": 1, "theta_sim": 1.0, "gate_top_k": 1, "merge_batch": 1})
 
 
-def thresholds(settings: EngineSettings) -> Thresholds:
+def thresholds(settings: EngineSettings, embedder: str) -> Thresholds:
     return {
-        "theta_sim": settings.resolved_theta_sim,
+        "theta_sim": settings.theta_sim_for(embedder),
         "theta_count": settings.resolved_theta_count,
         "gate_top_k": settings.resolved_gate_top_k,
-        "merge_threshold": settings.merge_threshold,
+        "merge_threshold": settings.merge_threshold_for(embedder),
     }

@@ -70,6 +70,8 @@ class ConstructionReport(TypedDict):
     consolidated_share: float | None
     triggered: int
     trigger_share: float | None
+    salience_triggered: int
+    salience_share: float | None
     deferred: int
     server_usage_log: UsageLog | None
 

@@ -112,6 +112,7 @@ class Bench:
                 ids[str(unit.source_ref)] = item.interaction_id
                 action = item.consolidation.action if item.consolidation else "none"
                 built.triggered += action in ("created", "merged")
+                built.salient += item.consolidation is not None and item.consolidation.salience is not None
                 built.deferred += action == "deferred"
             self.progress.advance(task, len(chunk))
         if mode not in UNCONSOLIDATED:

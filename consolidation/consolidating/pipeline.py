@@ -29,9 +29,11 @@ from consolidation.consolidating.runs import failed_run, run_record, with_produc
 from consolidation.metrics import Metrics
 from consolidation.providers.embedders import Embedder
 from consolidation.providers.llm.types import LLMError, LLMResult, Usage
+from consolidation.salience import detector_for
 from consolidation.settings import EngineSettings
 from consolidation.stores import Stores
 from consolidation.types import ConsolidationOutcome
+from consolidation.writing.adaptive import recurrence_score, updated
 from consolidation.writing.gate import GateDecision, RecurrenceGate, in_time_order
 from consolidation.writing.turns import to_turn
 from graph.errors import LeaseLost
@@ -45,10 +47,13 @@ from graph.models import (
     Owner,
     RunWrite,
 )
+from graph.thresholds import ThresholdEstimate
 from graph.waiting import Waiting, WaitingGroup
 
 T = TypeVar("T")
 RELATED_FACTS = 10
+RECURRENCE = "recurrence"
+SALIENCE = "salience"
 
 
 class Deferred(Exception):
@@ -73,8 +78,9 @@ class UnitPipeline:
         self.metrics = metrics
         self.waiting = stores.waiting
         self.gate = RecurrenceGate(
-            settings.resolved_theta_sim, settings.resolved_theta_count, settings.resolved_gate_top_k
+            settings.theta_sim_for(embedder.name), settings.resolved_theta_count, settings.resolved_gate_top_k
         )
+        self.salience = detector_for(settings.salience)
 
     async def run(
         self, owner: Owner, unit: Interaction, vector: list[float], holder: str, later: int = 0
@@ -93,17 +99,40 @@ class UnitPipeline:
                 facts=0,
                 include_consolidated=False,
             )
+            salient = await self._salient(unit, vector)
+            gate = await self._gate_for(owner, unit, found.interactions.dense, holder)
             target = self._merge_target(found.episodes.dense)
             if target is not None:
-                joined = await self._join(owner, unit, target, holder)
+                joined = await self._join(owner, unit, target, holder, salient)
                 if joined is not None:
                     return joined
-            outcome = await self._recurrence(owner, unit, found.interactions.dense, holder)
+            outcome = await self._recurrence(owner, unit, found.interactions.dense, holder, salient, gate)
             # A merge the LLM refused was a call too.
             refused = 1 if target is not None else 0
             return replace(outcome, llm_calls=outcome.llm_calls + refused)
         except (Deferred, LeaseLost) as error:
             return self._deferred(unit.id, error)
+
+    async def _salient(self, unit: Interaction, vector: list[float]) -> str | None:
+        """The salience rule that fires on `unit`, if salience is on."""
+        if self.salience is None:
+            return None
+        return await self.salience.check(self.embedder, unit.speaker, unit.text, vector)
+
+    async def _gate_for(
+        self, owner: Owner, unit: Interaction, candidates: list[Hit[Interaction]], holder: str
+    ) -> RecurrenceGate:
+        """The fixed gate, or, with adaptive thresholds, one at the user's current estimate, which
+        this unit's recurrence score then updates."""
+        if not self.settings.adaptive_thresholds:
+            return self.gate
+        estimate = await self.stores.thresholds.read(owner) or ThresholdEstimate(self.gate.theta_sim, 0)
+        score = recurrence_score(unit, candidates, self.gate.theta_count)
+        if score is not None:
+            await self.stores.thresholds.write(
+                owner, updated(estimate, score, self.settings.adaptive_target), holder
+            )
+        return replace(self.gate, theta_sim=estimate.theta_sim)
 
     def _deferred(self, trigger_id: str, error: Deferred | LeaseLost) -> ConsolidationOutcome:
         if self.metrics is not None:
@@ -113,27 +142,39 @@ class UnitPipeline:
     # -- merge-first, gated by recurrence ------------------------------------------------------
 
     async def _join(
-        self, owner: Owner, unit: Interaction, target: Hit[Episode], holder: str
+        self, owner: Owner, unit: Interaction, target: Hit[Episode], holder: str, salient: str | None
     ) -> ConsolidationOutcome | None:
-        """Wait for the episode, or, as the `merge_batch`-th turn waiting for it, merge them all.
-        None when the LLM refused the merge: the turns waiting stop waiting, `unit` meets the gate."""
+        """Wait for the episode, or, as the `merge_batch`-th turn waiting for it (or a salient
+        one), merge them all. None when the LLM refused the merge: the turns waiting stop waiting,
+        `unit` meets the gate."""
         episode, similarity = target.item, target.score
         batch = self.settings.merge_batch
         # merge_batch 1 is the per-turn merge: no turn ever waits, so nothing to read.
         waiting = await self.waiting.for_episode(owner, episode.id) if batch > 1 else []
+        rule = None
         if len(waiting) + 1 < batch:
-            await self.waiting.mark(owner, unit.id, episode.id, similarity, holder)
-            return ConsolidationOutcome(trigger_id=unit.id, action="none", waiting_for=episode.id)
-        merged = await self._merge(owner, unit, episode, [*waiting, Waiting(unit, similarity)], holder)
+            if salient is None:
+                await self.waiting.mark(owner, unit.id, episode.id, similarity, holder)
+                return ConsolidationOutcome(trigger_id=unit.id, action="none", waiting_for=episode.id)
+            rule = salient
+        joined = [*waiting, Waiting(unit, similarity)]
+        merged = await self._merge(owner, unit, episode, joined, holder, rule)
         if merged is None and waiting:
             await self.waiting.release(owner, [w.turn.id for w in waiting], holder, regate=False)
         return merged
 
     async def _merge(
-        self, owner: Owner, trigger: Interaction, episode: Episode, joined: list[Waiting], holder: str
+        self,
+        owner: Owner,
+        trigger: Interaction,
+        episode: Episode,
+        joined: list[Waiting],
+        holder: str,
+        rule: str | None = None,
     ) -> ConsolidationOutcome | None:
         """One merge_episode call over every joining turn, then refine_facts, then one commit.
-        None when the LLM refused (its run is recorded); raises Deferred when a call failed."""
+        None when the LLM refused (its run is recorded); raises Deferred when a call failed.
+        `rule`: the salience rule that called the merge before its batch was full."""
         turns = in_time_order([w.turn for w in joined])
         merge_input = MergeInput(
             episode_summary=episode.summary,
@@ -146,7 +187,7 @@ class UnitPipeline:
             owner, "merge_episode", trigger.id, read, self.consolidator.decide_merge(merge_input)
         )
         run = self._run(
-            "merge_episode", result.usage, trigger.id, read, len(turns), self.settings.merge_threshold
+            "merge_episode", result.usage, trigger.id, read, len(turns), self._merge_threshold, rule
         )
         decision = result.value
         if not decision.continues or not decision.summary:
@@ -165,11 +206,18 @@ class UnitPipeline:
             valid_from=at,
             previous_id=episode.id,
         )
-        return await self._refine_and_commit(owner, trigger, turns, new_version, run, holder, episode, at)
+        return await self._refine_and_commit(
+            owner, trigger, turns, new_version, run, holder, episode, at, rule
+        )
+
+    @property
+    def _merge_threshold(self) -> float:
+        # Read per decision: a test may change the engine's settings after it was built.
+        return self.settings.merge_threshold_for(self.embedder.name)
 
     def _merge_target(self, hits: list[Hit[Episode]]) -> Hit[Episode] | None:
         """The nearest current episode when it is close enough to ask the LLM for a merge."""
-        if not hits or hits[0].score < self.settings.merge_threshold:
+        if not hits or hits[0].score < self._merge_threshold:
             return None
         return hits[0]
 
@@ -212,28 +260,38 @@ class UnitPipeline:
     # -- recurrence gate -----------------------------------------------------------------------
 
     async def _recurrence(
-        self, owner: Owner, unit: Interaction, candidates: list[Hit[Interaction]], holder: str
+        self,
+        owner: Owner,
+        unit: Interaction,
+        candidates: list[Hit[Interaction]],
+        holder: str,
+        salient: str | None,
+        gate: RecurrenceGate,
     ) -> ConsolidationOutcome:
-        decision = self.gate.decide(unit, candidates)
+        """`gate` decides; a salient unit the gate turned down gets its episode all the same,
+        from itself and whatever similar predecessors it found."""
+        decision = gate.decide(unit, candidates)
         if decision.open and decision.neighbors:
             # Turns waiting for an episode have a topic already: they are no recurring neighbours.
             waiting = await self.waiting.among(owner, [h.item.id for h in decision.neighbors])
             if waiting:
-                decision = self.gate.decide(unit, [h for h in candidates if h.item.id not in waiting])
+                decision = gate.decide(unit, [h for h in candidates if h.item.id not in waiting])
         if not decision.open:
+            if salient is not None:
+                return await self._create(owner, unit, decision, holder, salient)
             # The caller marks it as gated when it releases the lease (one write per pass).
             return ConsolidationOutcome(trigger_id=unit.id, action="none")
         return await self._create(owner, unit, decision, holder)
 
     async def _create(
-        self, owner: Owner, unit: Interaction, decision: GateDecision, holder: str
+        self, owner: Owner, unit: Interaction, decision: GateDecision, holder: str, rule: str | None = None
     ) -> ConsolidationOutcome:
         turns = in_time_order([h.item for h in decision.neighbors] + [unit])
         read = [t.id for t in turns]
         draft = self.consolidator.create_episode(EpisodeInput(turns=[to_turn(t) for t in turns]))
         result = await self._call(owner, "create_episode", unit.id, read, draft)
         run = self._run(
-            "create_episode", result.usage, unit.id, read, len(decision.neighbors), decision.threshold
+            "create_episode", result.usage, unit.id, read, len(decision.neighbors), decision.threshold, rule
         )
         sources = [(h.item.id, h.score) for h in decision.neighbors] + [(unit.id, 1.0)]
         episode = await episode_write(
@@ -246,7 +304,9 @@ class UnitPipeline:
             last_at=turns[-1].occurred_at,
             valid_from=turns[0].occurred_at,
         )
-        return await self._refine_and_commit(owner, unit, turns, episode, run, holder, None, unit.occurred_at)
+        return await self._refine_and_commit(
+            owner, unit, turns, episode, run, holder, None, unit.occurred_at, rule
+        )
 
     # -- semantic refinement and the single commit ---------------------------------------------
 
@@ -260,6 +320,7 @@ class UnitPipeline:
         holder: str,
         previous: Episode | None,
         at: datetime,
+        rule: str | None = None,
     ) -> ConsolidationOutcome:
         related = await self._related_facts(owner, episode.embedding)
         # Retracted facts resting on what this consolidation rests on are not to be restated.
@@ -285,7 +346,7 @@ class UnitPipeline:
             discarded = replace(episode_run, status="discarded", error="refine_facts failed")
             await self.stores.consolidations.record_runs(owner, [discarded])
             raise
-        refine_run = self._run("refine_facts", result.usage, unit.id, read, len(turns), None)
+        refine_run = self._run("refine_facts", result.usage, unit.id, read, len(turns), None, rule)
         drafts = without_retracted(result.value, retracted)
         facts = await fact_writes(self.embedder, drafts, turns, {f.id for f in related}, unit)
         write = ConsolidationWrite(
@@ -307,6 +368,7 @@ class UnitPipeline:
             superseded_fact_ids=[old for f in facts for old, _ in f.supersedes],
             consolidated_ids=write.consolidated_ids,
             llm_calls=2,  # the episode's call (create or merge) and refine_facts
+            salience=rule,
         )
 
     async def _related_facts(self, owner: Owner, vector: list[float]) -> list[Fact]:
@@ -333,7 +395,9 @@ class UnitPipeline:
         read: list[str],
         neighbors: int,
         threshold: float | None,
+        rule: str | None = None,
     ) -> RunWrite:
+        """`rule`: the salience rule when salience alone opened the gate (else recurrence did)."""
         return run_record(
             self.consolidator,
             op,
@@ -342,4 +406,6 @@ class UnitPipeline:
             read_ids=read,
             neighbor_count=neighbors,
             threshold=threshold,
+            triggered_by=RECURRENCE if rule is None else SALIENCE,
+            rule=rule,
         )

@@ -22,6 +22,8 @@ def run_record(
     threshold: float | None = None,
     status: str = "ok",
     error: str | None = None,
+    triggered_by: str | None = None,
+    rule: str | None = None,
 ) -> RunWrite:
     """The run of one operation of `by`, under the model the endpoint reported when it did."""
     return RunWrite(
@@ -40,6 +42,8 @@ def run_record(
         read_ids=read_ids,
         produced_ids=produced_ids or [],
         error=error,
+        triggered_by=triggered_by,
+        rule=rule,
     )
 
 

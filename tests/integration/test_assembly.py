@@ -32,6 +32,7 @@ STORE_CLASSES = {
     "ApiKeyStore",
     "PortabilityStore",
     "BeliefStore",
+    "ThresholdStore",
 }
 # Where a store may be built: the one module, and the key facade's bare-database path (the CLI
 # and library callers manage keys without a service).

@@ -104,6 +104,8 @@ def service(
         RECMEM_MERGE_THRESHOLD="0.2",
         # One merge per turn (batched merges would hold the story's fourth turn back).
         RECMEM_MERGE_BATCH="1",
+        # The notes stay raw turns (one is an appointment): recurrence alone forms the story.
+        RECMEM_SALIENCE="off",
         # A revoked key is refused at once (no per-process key cache).
         RECMEM_API_AUTH_CACHE_S="0",
     )

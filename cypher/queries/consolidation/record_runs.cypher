@@ -6,7 +6,8 @@ CREATE (run:ConsolidationRun {
   provider: r.provider, model: r.model, status: r.status,
   prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens,
   latency_ms: r.latency_ms, neighbor_count: r.neighbor_count, threshold: r.threshold,
-  at: datetime(r.at), error: r.error, reason: r.reason, by: r.by
+  at: datetime(r.at), error: r.error, reason: r.reason, by: r.by,
+  triggered_by: r.triggered_by, rule: r.rule
 })
 CREATE (u)-[:HAS]->(run)
 RETURN count(run) AS recorded

@@ -43,7 +43,8 @@ export function elements(fact: Fact): ElementDefinition[] {
     edge(change.fact.id, fact.id, "SUPERSEDES");
   }
   for (const run of fact.audit.runs) {
-    node(run.id, `${run.op}\n${run.model} · ${run.promptTokens + run.completionTokens} tok`, "run");
+    const why = run.triggeredBy === "salience" ? `\nsalience: ${run.rule ?? "?"}` : "";
+    node(run.id, `${run.op}\n${run.model} · ${run.promptTokens + run.completionTokens} tok${why}`, "run");
     for (const produced of run.produced) if (nodes.has(produced.id)) edge(run.id, produced.id, "produced");
   }
   return [...nodes.values(), ...edges];

@@ -42,7 +42,7 @@ const DETAIL = graphql(`
         interactions { id seq text occurredAt }
         supersedes { reason at fact { id text status validFrom } }
         supersededBy { reason at fact { id text status validFrom } }
-        runs { id op model provider status promptTokens completionTokens at produced { id } }
+        runs { id op model provider status promptTokens completionTokens at triggeredBy rule produced { id } }
         corrections { id op trigger reason by at }
         promptTokens
         completionTokens
@@ -232,6 +232,7 @@ function FactDetail({ user, id }: { user: string; id: string }) {
             {audit.runs.map((run) => (
               <li key={run.id}>
                 {run.op} · {run.model} ({run.provider}) · {run.promptTokens}+{run.completionTokens} tokens · <Time at={run.at} />{" "}
+                {run.triggeredBy ? <span data-testid="run-trigger">· {run.triggeredBy}{run.rule ? ` (${run.rule})` : ""} </span> : null}
                 <code>{shortId(run.id)}</code>
               </li>
             ))}
