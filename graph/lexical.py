@@ -1,7 +1,8 @@
 """BM25 over one user's own items: the lexical view's scores, whatever other tenants store.
 
 The full-text index only finds the candidates (every item of the user that holds a query word);
-the scores use statistics of that user alone (docs/design/lexical-scoring.md).
+the scores use statistics of that user alone, kept on the user node at write time
+(docs/design/lexical-scoring.md).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ MAX_TERMS = 32
 # Texts whose word counts are kept between recalls: each recall scores most of a user's items
 # again, and splitting their texts is most of its Python time.
 COUNTED_TEXTS = 8_192
+# The user-node statistics of each layer (cypher/queries: written with every item).
+LAYER_STATISTICS = {"Interaction": "lex_interactions", "Episode": "lex_episodes", "Fact": "lex_facts"}
 
 Item = Mapping[str, Any]
 
@@ -28,6 +31,11 @@ Item = Mapping[str, Any]
 def words(text: str) -> list[str]:
     """The words of a query or a document, lowercased: the same rule for both."""
     return _WORD.findall(text.lower())
+
+
+def length(text: str | None) -> int:
+    """A document's length in words, as its statistics count it."""
+    return _counted(text or "")[1]
 
 
 @lru_cache(maxsize=COUNTED_TEXTS)
@@ -43,22 +51,30 @@ def query_terms(text: str) -> list[str]:
 
 
 def rank(
-    items: Sequence[Item], field: str, terms: Sequence[str], documents: int, k: int
+    items: Sequence[Item],
+    field: str,
+    terms: Sequence[str],
+    documents: int,
+    k: int,
+    total_length: int | None = None,
 ) -> list[tuple[Item, float]]:
     """The best `k` of the `items` marked `searched` (unmarked: all) by BM25 of `terms` over
     `item[field]`, best first; ties by text, then id (so that only items of the same text order
     by their random ids).
 
     `items` must be every item of the user in the layer that holds a query word, whatever its
-    state, and `documents` the number of the user's items there: document frequencies are counted
-    over `items`, N is `documents`, and the average length is that of `items`. Items without a
-    query word drop.
+    state; `documents` the number of the user's items there and `total_length` the sum of their
+    lengths (None: the average of `items` stands in). Document frequencies are counted over
+    `items`. Items without a query word drop.
     """
     if not items or not terms or k <= 0:
         return []
     counted, lengths = zip(*(_counted(item[field] or "") for item in items), strict=True)
-    average = sum(lengths) / len(lengths) or 1.0
     n = max(documents, len(items))
+    if total_length is not None and documents > 0:
+        average = total_length / documents or 1.0
+    else:
+        average = sum(lengths) / len(lengths) or 1.0
     idf = {}
     for term in terms:
         df = sum(1 for c in counted if term in c)

@@ -11,9 +11,12 @@ def _item(n: int, text: str) -> dict[str, str]:
     return {"id": f"i{n:02d}", "text": text}
 
 
-def _bm25(text: str, terms: list[str], texts: list[str], documents: int) -> float:
+def _bm25(
+    text: str, terms: list[str], texts: list[str], documents: int, average: float | None = None
+) -> float:
     """BM25 written out once more, term by term, for the comparison."""
-    average = sum(len(words(t)) for t in texts) / len(texts)
+    if average is None:
+        average = sum(len(words(t)) for t in texts) / len(texts)
     score = 0.0
     for term in terms:
         df = sum(term in words(t) for t in texts)
@@ -37,6 +40,20 @@ def test_scores_are_bm25_over_the_given_items_and_their_count() -> None:
     small = dict((i["id"], s) for i, s in rank(items, "text", terms, documents=4, k=10))
     assert small["i02"] > small["i03"]
     assert dict((i["id"], s) for i, s in found)["i02"] < dict((i["id"], s) for i, s in found)["i03"]
+
+
+def test_the_average_length_is_the_users_own_when_given() -> None:
+    texts = ["violin", "violin lesson on a cold day", "garden"]
+    items = [_item(n, t) for n, t in enumerate(texts)]
+    # 30 items of 300 words in all: an average of 10, not the candidates' 2.67.
+    found = dict(
+        (i["id"], s) for i, s in rank(items, "text", ["violin"], documents=30, k=10, total_length=300)
+    )
+    assert math.isclose(found["i00"], _bm25("violin", ["violin"], texts, 30, average=10.0))
+    assert math.isclose(found["i01"], _bm25(texts[1], ["violin"], texts, 30, average=10.0))
+    guessed = dict((i["id"], s) for i, s in rank(items, "text", ["violin"], documents=30, k=10))
+    assert math.isclose(guessed["i00"], _bm25("violin", ["violin"], texts, 30))
+    assert not math.isclose(guessed["i00"], found["i00"])
 
 
 def test_items_without_a_query_word_drop_and_ties_go_by_text_then_id() -> None:
