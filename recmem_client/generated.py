@@ -362,6 +362,9 @@ class RecallContext:
     tokens: int
     # The token budget asked for.
     budget: int
+    # No candidate reached the relevance floor (docs/design/context-assembly.md): with
+    # RECMEM_CONTEXT_RELEVANCE on the context is then empty; off, it is filled all the same.
+    nothing_relevant: bool
     # Its lines in the order of `text`.
     items: tuple[ContextItem, ...]
 
@@ -469,6 +472,7 @@ class RecallVariables(TypedDict):
     asOf: NotRequired[str | None]
     includeConsolidated: NotRequired[bool | None]
     lexical: NotRequired[bool]
+    minScore: NotRequired[float | None]
 
 
 class AnswerVariables(TypedDict):
@@ -478,6 +482,7 @@ class AnswerVariables(TypedDict):
     question: str
     budget: NotRequired[BudgetInput | None]
     asOf: NotRequired[str | None]
+    minScore: NotRequired[float | None]
 
 
 class AuditVariables(TypedDict):
@@ -535,16 +540,16 @@ RECALL: Document[RecallVariables, Recall] = Document(
     path=("recall",),
     result=Recall,
     text="""query Recall($userId: ID!, $query: String!, $budget: BudgetInput, $asOf: DateTime,
-  $includeConsolidated: Boolean, $lexical: Boolean! = true) {
+  $includeConsolidated: Boolean, $lexical: Boolean! = true, $minScore: Float) {
   recall(userId: $userId, query: $query, budget: $budget, asOf: $asOf,
-    includeConsolidated: $includeConsolidated, lexical: $lexical) { ...Recall }
+    includeConsolidated: $includeConsolidated, lexical: $lexical, minScore: $minScore) { ...Recall }
 }
 fragment Recall on Recall {
   query asOf
   subconscious { score interaction { ...Interaction } }
   episodic { score episode { ...Episode } sourceIds }
   semantic { score fact { ...Fact } sourceIds }
-  context { text tokens budget items { layer id line tokens score rankScore sourceIds } }
+  context { text tokens budget nothingRelevant items { layer id line tokens score rankScore sourceIds } }
 }
 fragment Interaction on Interaction {
   id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef
@@ -561,8 +566,9 @@ ANSWER: Document[AnswerVariables, Answer] = Document(
     mutation=False,
     path=("answer",),
     result=Answer,
-    text="""query Answer($userId: ID!, $question: String!, $budget: BudgetInput, $asOf: DateTime) {
-  answer(userId: $userId, question: $question, budget: $budget, asOf: $asOf) {
+    text="""query Answer($userId: ID!, $question: String!, $budget: BudgetInput, $asOf: DateTime,
+  $minScore: Float) {
+  answer(userId: $userId, question: $question, budget: $budget, asOf: $asOf, minScore: $minScore) {
     text usedIds recall { ...Recall } runId promptTokens completionTokens
   }
 }
@@ -571,7 +577,7 @@ fragment Recall on Recall {
   subconscious { score interaction { ...Interaction } }
   episodic { score episode { ...Episode } sourceIds }
   semantic { score fact { ...Fact } sourceIds }
-  context { text tokens budget items { layer id line tokens score rankScore sourceIds } }
+  context { text tokens budget nothingRelevant items { layer id line tokens score rankScore sourceIds } }
 }
 fragment Interaction on Interaction {
   id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef

@@ -163,9 +163,11 @@ def recall(
     as_of: datetime | None = None,
     include_consolidated: bool | None = None,
     lexical: bool = True,
+    min_score: float | None = None,
 ) -> Operation[Recall]:
     """Per-layer hits (`layers`: hits per layer, default 10 / 5 / 10); with `tokens`, also
-    `context`: one prompt-ready text of the best evidence within that many o200k tokens."""
+    `context`: one prompt-ready text of the best evidence within that many o200k tokens.
+    `min_score`: only hits and context items whose rank score reaches it."""
     return RECALL(
         {
             "userId": user_id,
@@ -174,6 +176,7 @@ def recall(
             "asOf": _time(as_of),
             "includeConsolidated": include_consolidated,
             "lexical": lexical,
+            "minScore": min_score,
         }
     )
 
@@ -185,10 +188,19 @@ def answer(
     tokens: int | None = None,
     layers: Layers | None = None,
     as_of: datetime | None = None,
+    min_score: float | None = None,
 ) -> Operation[Answer]:
     """An answer from the user's memory with its evidence (with `tokens`: from that context)."""
     budget = _budget(layers, tokens)
-    return ANSWER({"userId": user_id, "question": question, "budget": budget, "asOf": _time(as_of)})
+    return ANSWER(
+        {
+            "userId": user_id,
+            "question": question,
+            "budget": budget,
+            "asOf": _time(as_of),
+            "minScore": min_score,
+        }
+    )
 
 
 def audit(fact_id: str) -> Operation[FactAudit]:

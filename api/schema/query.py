@@ -28,7 +28,7 @@ from api.schema.nodes import (
     NodeKind,
     load_node,
 )
-from api.schema.recall import Answer, BudgetInput, Recall
+from api.schema.recall import Answer, BudgetInput, MinScore, Recall
 from api.schema.records import from_record
 from api.schema.user import AsOf, User
 from graph.errors import NotFound
@@ -85,6 +85,7 @@ class Query:
         lexical: Annotated[
             bool, strawberry.argument(description="Fuse full-text hits with vector hits (ignored as of).")
         ] = True,
+        min_score: MinScore = None,
     ) -> Recall | None:
         asked = budget or BudgetInput()
         budgets = asked.to_budgets()
@@ -97,6 +98,7 @@ class Query:
             as_of=as_of,
             include_consolidated=include_consolidated,
             lexical=lexical,
+            min_score=min_score,
         )
         # Every recall statement is scoped to the user, so an unknown user finds nothing: only
         # a recall that found nothing checks the user (NOT_FOUND), and one that found something
@@ -118,12 +120,13 @@ class Query:
                 description="Hits per layer; with `tokens`, the answer reads the assembled context only."
             ),
         ] = None,
+        min_score: MinScore = None,
     ) -> Answer | None:
         await require_user(info, user_id)
         asked = budget or BudgetInput()
         owner = info.context.owner(user_id)
         found = await info.context.services.engine.answer(
-            owner, question, as_of=as_of, budgets=asked.to_budgets(), tokens=asked.tokens
+            owner, question, as_of=as_of, budgets=asked.to_budgets(), tokens=asked.tokens, min_score=min_score
         )
         return Answer.of(found)
 
