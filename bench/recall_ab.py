@@ -38,6 +38,11 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--seed", type=int, default=30)
+    parser.add_argument(
+        "--statement-timeout-s",
+        type=float,
+        help="both services' RECMEM_NEO4J_STATEMENT_TIMEOUT_S (loaded machines)",
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
@@ -47,15 +52,20 @@ def main() -> None:
     tenant = f"recall-ab-{uuid.uuid4().hex[:8]}"
     key = create_key(target, tenant)
     paths = {"old": str(Path(args.old).resolve()), "new": str(Path(args.new).resolve())}
+    timeout = (
+        {}
+        if args.statement_timeout_s is None
+        else {"RECMEM_NEO4J_STATEMENT_TIMEOUT_S": str(args.statement_timeout_s)}
+    )
     report: dict[str, object] = {"tenant": tenant, "code": paths, "queries": args.queries, "sizes": {}}
     sizes: dict[str, object] = {}
     with (
         tempfile.TemporaryDirectory(prefix="recall-ab-") as work,
         running_service(
-            target, "hashing", "inline", 1000, Path(work), extra_env={"PYTHONPATH": paths["old"]}
+            target, "hashing", "inline", 1000, Path(work), extra_env={"PYTHONPATH": paths["old"], **timeout}
         ) as old,
         running_service(
-            target, "hashing", "inline", 1000, Path(work), extra_env={"PYTHONPATH": paths["new"]}
+            target, "hashing", "inline", 1000, Path(work), extra_env={"PYTHONPATH": paths["new"], **timeout}
         ) as new,
     ):
         clients = {"old": Client(old.base, key), "new": Client(new.base, key)}

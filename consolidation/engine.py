@@ -30,7 +30,7 @@ from consolidation.writing.write_groups import WriteGroups
 from graph.database import Database
 from graph.leases import Backlog
 from graph.models import Interaction, NewInteraction, Owner, StoredInteraction
-from graph.validation import require_owner, require_text, require_token_budget
+from graph.validation import require_min_score, require_owner, require_text, require_token_budget
 from graph.waiting import WaitingBacklog
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,14 @@ class MemoryEngine:
         self.writes = WriteGroups(stores.interactions, settings.group_commit_wait_ms / 1000)
         self.leases = stores.leases
         self.pipeline = UnitPipeline(stores, embedder, consolidator, settings, metrics=self.metrics)
-        self.recaller = Recaller(stores, embedder, focus=settings.context_focus, dates=settings.context_dates)
+        self.recaller = Recaller(
+            stores,
+            embedder,
+            focus=settings.context_focus,
+            dates=settings.context_dates,
+            relevance=settings.context_relevance,
+            dense_floor=settings.resolved_theta_sim,
+        )
         self.answerer = Answerer(consolidator, self.stores.consolidations)
         # Subscribers hear this engine's outcomes at once, other processes' through the database.
         self.events = EventHub(stores.events, self.holder, settings.event_poll_s, self.metrics.registry)
@@ -393,13 +400,16 @@ class MemoryEngine:
         include_consolidated: bool | None = None,
         lexical: bool = True,
         filters: RecallFilters | None = None,
+        min_score: float | None = None,
     ) -> Recall:
         """Per-layer hits under `budgets`; with `tokens`, also the assembled context of at most
         that many o200k tokens (consolidation/recall/context.py). `filters` narrows every layer
-        inside the store's statements (docs/scopes.md#filters)."""
+        inside the store's statements (docs/scopes.md#filters); `min_score`: only hits (and
+        context items) whose rank score reaches it."""
         require_owner(owner.tenant, owner.user_id)
         require_text("query", query, self.settings.max_text_bytes)
         require_token_budget(tokens)
+        require_min_score(min_score)
         scope = scope_filter(filters)
         include = self.settings.include_consolidated if include_consolidated is None else include_consolidated
         return await self.recaller.recall(
@@ -411,6 +421,7 @@ class MemoryEngine:
             lexical=lexical,
             tokens=tokens,
             scope=scope,
+            min_score=min_score,
         )
 
     async def answer(
@@ -422,9 +433,10 @@ class MemoryEngine:
         budgets: Budgets | None = None,
         tokens: int | None = None,
         filters: RecallFilters | None = None,
+        min_score: float | None = None,
     ) -> Answer:
         recall = await self.recall(
-            owner, question, budgets=budgets, tokens=tokens, as_of=as_of, filters=filters
+            owner, question, budgets=budgets, tokens=tokens, as_of=as_of, filters=filters, min_score=min_score
         )
         return await self.answerer.answer(owner, question, recall)
 

@@ -97,6 +97,9 @@ class EngineSettings(BaseSettings):
     context_focus: bool = True
     # ... and writes the absolute date beside each relative one in a turn ("yesterday (7 May 2023)").
     context_dates: bool = True
+    # A context whose candidates all fall below the relevance floor (consolidation/recall/relevance.py)
+    # is left empty and says so (`nothing_relevant`); off: it is filled all the same, still flagged.
+    context_relevance: bool = False
     # What an interaction is embedded as (consolidation/providers/embedding_template.py); the database
     # records it, and `recmem db reembed` rebuilds the vectors after a change.
     embedding_template: str = DEFAULT_TEMPLATE

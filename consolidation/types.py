@@ -111,6 +111,9 @@ class Context:
     tokens: int
     budget: int
     items: list[ContextItem]
+    # No candidate cleared the relevance floor (consolidation/recall/relevance.py); with the
+    # rule on (RECMEM_CONTEXT_RELEVANCE) the context is then empty.
+    nothing_relevant: bool = False
 
     @property
     def interaction_ids(self) -> set[str]:

@@ -17,6 +17,7 @@ from neo4j import AsyncManagedTransaction
 from graph.commit_steps import check_run_links, record_runs, require_lease
 from graph.database import Database, run
 from graph.errors import InvalidInput, NotFound
+from graph.lexical import length
 from graph.models import ConsolidationRun, Fact, Owner, RunWrite
 from graph.records import decoder, fact_from, instant
 from graph.validation import require_aware, require_text, require_vector
@@ -189,6 +190,7 @@ def _fact_params(fact: StatedFact, at: datetime) -> dict[str, Any]:
         "kind": fact.kind,
         "embedding": fact.embedding,
         "valid_from": fact.valid_from or at,
+        "lex_length": length(fact.text),
     }
 
 

@@ -11,6 +11,7 @@ from graph.commit_steps import check_run_links, record_runs, require_lease
 from graph.database import Database, run
 from graph.errors import InvalidInput
 from graph.event_log import append_event
+from graph.lexical import length
 from graph.models import ConsolidationWrite, EpisodeWrite, FactWrite, Owner, RunWrite
 from graph.validation import require_aware, require_text, require_vector
 from graph.vocabulary import FACT_KINDS, MAX_FACT_BYTES, MAX_SUMMARY_BYTES
@@ -106,11 +107,15 @@ async def _require_sources(tx: AsyncManagedTransaction, owner: Owner, write: Con
 # The driver sends datetimes as DATETIME values and dataclasses map field by field; only the
 # tuple lists need reshaping into maps for Cypher.
 def _episode_params(episode: EpisodeWrite) -> dict[str, Any]:
-    return asdict(episode) | {"sources": [{"id": i, "similarity": s} for i, s in episode.sources]}
+    return asdict(episode) | {
+        "sources": [{"id": i, "similarity": s} for i, s in episode.sources],
+        "lex_length": length(episode.summary),
+    }
 
 
 def _fact_row(fact: FactWrite) -> dict[str, Any]:
     return asdict(fact) | {
         "source_ids": fact.source_interaction_ids,
+        "lex_length": length(fact.text),
         "supersedes": [{"id": old, "reason": reason} for old, reason in fact.supersedes],
     }

@@ -22,6 +22,7 @@ from neo4j import AsyncManagedTransaction
 from graph.commit_steps import check_run_links, record_runs, require_lease
 from graph.database import Database, run
 from graph.errors import InvalidInput, NotFound
+from graph.lexical import LAYER_STATISTICS, length
 from graph.models import EpisodeContent, FactContent, Owner, RunWrite
 from graph.records import decoder
 from graph.validation import require_text, require_vector
@@ -254,6 +255,7 @@ class ForgetStore:
         """Delete the nodes, or empty them in place where deleting would break a vector index."""
         if not ids:
             return 0
+        params = params | {"stat": LAYER_STATISTICS.get(label)}
         if label in quantized:
             neutral = [1.0] + [0.0] * (self.dimension - 1)
             rows = await run(
@@ -308,6 +310,7 @@ async def _rewrite(tx: AsyncManagedTransaction, params: dict[str, Any], erasure:
                 "title": e.title,
                 "summary": e.summary,
                 "embedding": e.embedding,
+                "lex_length": length(e.summary),
                 "first_at": e.first_at.isoformat(),
                 "last_at": e.last_at.isoformat(),
             }
@@ -316,7 +319,13 @@ async def _rewrite(tx: AsyncManagedTransaction, params: dict[str, Any], erasure:
         await run(tx, "queries/forget/rewrite_episodes", params | {"rows": rows})
     if erasure.fact_rewrites:
         rows = [
-            {"id": f.id, "text": f.text, "kind": f.kind, "embedding": f.embedding}
+            {
+                "id": f.id,
+                "text": f.text,
+                "kind": f.kind,
+                "embedding": f.embedding,
+                "lex_length": length(f.text),
+            }
             for f in erasure.fact_rewrites
         ]
         await run(tx, "queries/forget/rewrite_facts", params | {"rows": rows})

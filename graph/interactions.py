@@ -9,6 +9,7 @@ from neo4j.vector import Vector
 
 from graph.database import Database, Row
 from graph.errors import InvalidInput
+from graph.lexical import length
 from graph.models import Hit, Interaction, NewInteraction, Owner, StoredInteraction, new_id
 from graph.records import interaction_from
 from graph.scopes import NO_FILTER, ScopeFilter, metadata_json, scope_tokens
@@ -189,6 +190,7 @@ def _row(record_id: str, item: NewInteraction, embedding: Vector) -> dict[str, A
         "session_id": item.session_id,
         "speaker": item.speaker,
         "text": item.text,
+        "lex_length": length(item.text),
         "occurred_at": item.occurred_at.isoformat(),
         "source_ref": item.source_ref,
         "embedding": embedding,

@@ -138,5 +138,12 @@ def _layer(
     found = [Hit(record(h["item"]), float(h["score"])) for h in dense[f"{layer}_dense"]]
     if lexical is None:
         return Candidates(found, [])
-    best = rank(lexical[f"{layer}_lexical"], field, terms, lexical[f"{layer}_held"], k)
+    best = rank(
+        lexical[f"{layer}_lexical"],
+        field,
+        terms,
+        lexical[f"{layer}_held"],
+        k,
+        lexical[f"{layer}_length"],
+    )
     return Candidates(found, [Hit(record(dict(item)), score) for item, score in best])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -65,6 +66,12 @@ def require_vector(what: str, vector: VectorValues, dimension: int) -> np.ndarra
 def require_token_budget(tokens: int | None) -> None:
     if tokens is not None and not 1 <= tokens <= MAX_CONTEXT_TOKENS:
         raise InvalidInput(f"token budget must be between 1 and {MAX_CONTEXT_TOKENS}, got {tokens}")
+
+
+def require_min_score(score: float | None) -> None:
+    """A minimum rank score is a finite number, at least 0 (rank scores are positive)."""
+    if score is not None and not (math.isfinite(score) and score >= 0.0):
+        raise InvalidInput(f"minimum score must be a finite number of at least 0, got {score}")
 
 
 def require_aware(what: str, moment: datetime) -> None:

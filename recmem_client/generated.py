@@ -396,6 +396,9 @@ class RecallContext:
     tokens: int
     # The token budget asked for.
     budget: int
+    # No candidate reached the relevance floor (docs/design/context-assembly.md): with
+    # RECMEM_CONTEXT_RELEVANCE on the context is then empty; off, it is filled all the same.
+    nothing_relevant: bool
     # Its lines in the order of `text`.
     items: tuple[ContextItem, ...]
 
@@ -577,6 +580,7 @@ class RecallVariables(TypedDict):
     includeConsolidated: NotRequired[bool | None]
     lexical: NotRequired[bool]
     filter: NotRequired[RecallFilter | None]
+    minScore: NotRequired[float | None]
 
 
 class AnswerVariables(TypedDict):
@@ -587,6 +591,7 @@ class AnswerVariables(TypedDict):
     budget: NotRequired[BudgetInput | None]
     asOf: NotRequired[str | None]
     filter: NotRequired[RecallFilter | None]
+    minScore: NotRequired[float | None]
 
 
 class AuditVariables(TypedDict):
@@ -712,16 +717,18 @@ RECALL: Document[RecallVariables, Recall] = Document(
     path=("recall",),
     result=Recall,
     text="""query Recall($userId: ID!, $query: String!, $budget: BudgetInput, $asOf: DateTime,
-  $includeConsolidated: Boolean, $lexical: Boolean! = true, $filter: RecallFilter) {
+  $includeConsolidated: Boolean, $lexical: Boolean! = true, $filter: RecallFilter, $minScore: Float) {
   recall(userId: $userId, query: $query, budget: $budget, asOf: $asOf,
-    includeConsolidated: $includeConsolidated, lexical: $lexical, filter: $filter) { ...Recall }
+    includeConsolidated: $includeConsolidated, lexical: $lexical, filter: $filter, minScore: $minScore) {
+    ...Recall
+  }
 }
 fragment Recall on Recall {
   query asOf
   subconscious { score interaction { ...Interaction } }
   episodic { score episode { ...Episode } sourceIds }
   semantic { score fact { ...Fact } sourceIds }
-  context { text tokens budget items { layer id line tokens score rankScore sourceIds } }
+  context { text tokens budget nothingRelevant items { layer id line tokens score rankScore sourceIds } }
 }
 fragment Interaction on Interaction {
   id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata
@@ -740,8 +747,9 @@ ANSWER: Document[AnswerVariables, Answer] = Document(
     path=("answer",),
     result=Answer,
     text="""query Answer($userId: ID!, $question: String!, $budget: BudgetInput, $asOf: DateTime,
-  $filter: RecallFilter) {
-  answer(userId: $userId, question: $question, budget: $budget, asOf: $asOf, filter: $filter) {
+  $filter: RecallFilter, $minScore: Float) {
+  answer(userId: $userId, question: $question, budget: $budget, asOf: $asOf, filter: $filter,
+    minScore: $minScore) {
     text usedIds recall { ...Recall } runId promptTokens completionTokens
   }
 }
@@ -750,7 +758,7 @@ fragment Recall on Recall {
   subconscious { score interaction { ...Interaction } }
   episodic { score episode { ...Episode } sourceIds }
   semantic { score fact { ...Fact } sourceIds }
-  context { text tokens budget items { layer id line tokens score rankScore sourceIds } }
+  context { text tokens budget nothingRelevant items { layer id line tokens score rankScore sourceIds } }
 }
 fragment Interaction on Interaction {
   id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata

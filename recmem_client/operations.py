@@ -177,10 +177,12 @@ def recall(
     include_consolidated: bool | None = None,
     lexical: bool = True,
     filter: RecallFilter | None = None,
+    min_score: float | None = None,
 ) -> Operation[Recall]:
     """Per-layer hits (`layers`: hits per layer, default 10 / 5 / 10); with `tokens`, also
     `context`: one prompt-ready text of the best evidence within that many o200k tokens.
-    `filter` narrows every layer (agentIds, sessionIds, speakers, metadata, kinds, times)."""
+    `filter` narrows every layer (agentIds, sessionIds, speakers, metadata, kinds, times);
+    `min_score`: only hits and context items whose rank score reaches it."""
     return RECALL(
         {
             "userId": user_id,
@@ -190,6 +192,7 @@ def recall(
             "includeConsolidated": include_consolidated,
             "lexical": lexical,
             "filter": filter,
+            "minScore": min_score,
         }
     )
 
@@ -202,11 +205,19 @@ def answer(
     layers: Layers | None = None,
     as_of: datetime | None = None,
     filter: RecallFilter | None = None,
+    min_score: float | None = None,
 ) -> Operation[Answer]:
     """An answer from the user's memory with its evidence (with `tokens`: from that context)."""
     budget = _budget(layers, tokens)
     return ANSWER(
-        {"userId": user_id, "question": question, "budget": budget, "asOf": _time(as_of), "filter": filter}
+        {
+            "userId": user_id,
+            "question": question,
+            "budget": budget,
+            "asOf": _time(as_of),
+            "filter": filter,
+            "minScore": min_score,
+        }
     )
 
 

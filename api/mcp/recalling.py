@@ -24,6 +24,10 @@ async def recall(
         bool, Field(description="Also return the best hits of each layer separately (larger result).")
     ] = False,
     filter: FilterArgument = None,
+    min_score: Annotated[
+        float | None,
+        Field(ge=0, description="Leave out items ranked below this fused rank score (at most 2/61)."),
+    ] = None,
 ) -> Recalled:
     """Fetch what memory holds about a topic, as one context text within a token budget.
 
@@ -33,7 +37,9 @@ async def recall(
     only when you need the per-layer hit lists as well."""
     context = context_of(ctx)
     owner = await require_user(context, user_id)
-    found = await context.services.engine.recall(owner, query, tokens=tokens, filters=filters_of(filter))
+    found = await context.services.engine.recall(
+        owner, query, tokens=tokens, filters=filters_of(filter), min_score=min_score
+    )
     return recalled(found, layers)
 
 

@@ -77,6 +77,7 @@ def recalled(found: engine.Recall, layers: bool) -> Recalled:
         tokens=assembled.tokens,
         budget=assembled.budget,
         items=[_item(i) for i in assembled.items],
+        nothing_relevant=assembled.nothing_relevant,
         layers=_layers(found) if layers else None,
     )
 

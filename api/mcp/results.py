@@ -56,6 +56,9 @@ class Recalled(BaseModel):
     tokens: int = Field(description="o200k tokens of `context` (at most the budget).")
     budget: int = Field(description="The token budget asked for.")
     items: list[ContextItem] = Field(description="Provenance of the context's lines, in their order.")
+    nothing_relevant: bool = Field(
+        description="No candidate reached the relevance floor (with the server's rule on: an empty context)."
+    )
     layers: LayerHits | None = Field(description="The best hits of each layer, when asked for.")
 
 

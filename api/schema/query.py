@@ -29,7 +29,7 @@ from api.schema.nodes import (
     NodeKind,
     load_node,
 )
-from api.schema.recall import Answer, BudgetInput, Recall
+from api.schema.recall import Answer, BudgetInput, MinScore, Recall
 from api.schema.records import from_record
 from api.schema.user import AsOf, User
 from graph.errors import NotFound
@@ -87,6 +87,7 @@ class Query:
             bool, strawberry.argument(description="Fuse full-text hits with vector hits (ignored as of).")
         ] = True,
         filter: FilterArg = None,
+        min_score: MinScore = None,
     ) -> Recall | None:
         asked = budget or BudgetInput()
         budgets = asked.to_budgets()
@@ -100,6 +101,7 @@ class Query:
             include_consolidated=include_consolidated,
             lexical=lexical,
             filters=filters_of(filter),
+            min_score=min_score,
         )
         # Every recall statement is scoped to the user, so an unknown user finds nothing: only
         # a recall that found nothing checks the user (NOT_FOUND), and one that found something
@@ -122,6 +124,7 @@ class Query:
             ),
         ] = None,
         filter: FilterArg = None,
+        min_score: MinScore = None,
     ) -> Answer | None:
         await require_user(info, user_id)
         asked = budget or BudgetInput()
@@ -133,6 +136,7 @@ class Query:
             budgets=asked.to_budgets(),
             tokens=asked.tokens,
             filters=filters_of(filter),
+            min_score=min_score,
         )
         return Answer.of(found)
 

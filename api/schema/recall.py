@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Protocol
+from typing import Annotated, Protocol
 
 import strawberry
 
@@ -16,6 +16,13 @@ from graph import models
 from graph.vocabulary import MAX_CONTEXT_TOKENS
 
 MAX_BUDGET = 100
+MinScore = Annotated[
+    float | None,
+    strawberry.argument(
+        description="Leave out hits and context items whose `rankScore` is below this (at least 0; "
+        "rank scores are reciprocal-rank fusion, at most 2/61 = 0.0328)."
+    ),
+]
 
 
 @strawberry.input(
@@ -113,6 +120,10 @@ class RecallContext:
     tokens: int = strawberry.field(description="o200k tokens of `text` (at most the budget).")
     budget: int = strawberry.field(description="The token budget asked for.")
     items: list[ContextItem] = strawberry.field(description="Its lines in the order of `text`.")
+    nothing_relevant: bool = strawberry.field(
+        description="No candidate reached the relevance floor (docs/design/context-assembly.md): with "
+        "RECMEM_CONTEXT_RELEVANCE on the context is then empty; off, it is filled all the same."
+    )
 
     @staticmethod
     def of(c: engine_types.Context) -> RecallContext:
@@ -120,6 +131,7 @@ class RecallContext:
             text=c.text,
             tokens=c.tokens,
             budget=c.budget,
+            nothing_relevant=c.nothing_relevant,
             items=[
                 ContextItem(
                     layer=Layer(i.hit.layer),

@@ -39,6 +39,7 @@ class Args:
     other_tenants: int
     compare_dense: Path | None
     quiet: bool
+    adversarial: bool
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -112,4 +113,9 @@ def _parser() -> argparse.ArgumentParser:
         help="a NAME-questions.jsonl of another run: report how many raw questions got the same dense hits",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--adversarial",
+        action="store_true",
+        help="ask category 5 (adversarial) questions only, for context sizes (their figures are not recall)",
+    )
     return parser

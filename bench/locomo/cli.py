@@ -16,7 +16,7 @@ from bench.locomo.args import Args, parse_args
 from bench.locomo.calibration import base_settings, prepare
 from bench.locomo.console import console, progress_bar
 from bench.locomo.construction import Construction
-from bench.locomo.data import CATEGORIES, Sample, load_samples
+from bench.locomo.data import ADVERSARIAL, CATEGORIES, Sample, load_samples
 from bench.locomo.endpoints import llm_endpoint, neo4j_settings
 from bench.locomo.markdown import markdown_report
 from bench.locomo.modes import MATCHED, UNCONSOLIDATED, Options, mode_settings, thresholds
@@ -37,7 +37,10 @@ COMMAND = "python -m bench.locomo"
 
 async def run(args: Args, argv: Sequence[str]) -> Report:
     started = time.perf_counter()
-    samples = load_samples(args.data, names=args.samples, unit=args.unit, limit_turns=args.limit_turns)
+    categories = [ADVERSARIAL] if args.adversarial else list(CATEGORIES)
+    samples = load_samples(
+        args.data, names=args.samples, unit=args.unit, limit_turns=args.limit_turns, categories=categories
+    )
     embedder = CachedEmbedder(build_embedder(EmbedderSettings(kind=args.embedder)))
     calibration, theta_sim, timings = await prepare(args, samples, embedder)
     base = base_settings(args, theta_sim, calibration)

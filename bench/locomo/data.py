@@ -15,6 +15,7 @@ from consolidation.writing.conversation_files import locomo_conversation
 
 # The scored categories; 5 (adversarial) is left out.
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+ADVERSARIAL = 5
 
 _DIA_ID = re.compile(r"^D:?(\d+):(\d+)$", re.IGNORECASE)
 _EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
@@ -52,7 +53,7 @@ class Sample:
     questions: list[Question]
 
 
-def questions_of(sample: Mapping[str, Any]) -> list[Question]:
+def questions_of(sample: Mapping[str, Any], categories: Sequence[int] = tuple(CATEGORIES)) -> list[Question]:
     return [
         Question(
             i,
@@ -62,7 +63,7 @@ def questions_of(sample: Mapping[str, Any]) -> list[Question]:
             parse_evidence(qa.get("evidence", [])),
         )
         for i, qa in enumerate(sample.get("qa", []))
-        if int(qa.get("category", 0)) in CATEGORIES
+        if int(qa.get("category", 0)) in categories
     ]
 
 
@@ -94,7 +95,12 @@ def pair_units(units: list[Unit]) -> tuple[list[Unit], dict[str, str]]:
 
 
 def load_samples(
-    path: Path, *, names: Sequence[str] = (), unit: str = "turn", limit_turns: int | None = None
+    path: Path,
+    *,
+    names: Sequence[str] = (),
+    unit: str = "turn",
+    limit_turns: int | None = None,
+    categories: Sequence[int] = tuple(CATEGORIES),
 ) -> list[Sample]:
     raw = json.loads(path.read_text(encoding="utf-8"))
     chosen = [s for s in raw if not names or str(s.get("sample_id")) in names]
@@ -106,5 +112,5 @@ def load_samples(
         conversation = locomo_conversation(item)
         units = conversation.units[:limit_turns]
         streamed, refs = pair_units(units) if unit == "pair" else turn_units(units)
-        samples.append(Sample(conversation.name, streamed, refs, questions_of(item)))
+        samples.append(Sample(conversation.name, streamed, refs, questions_of(item, categories)))
     return samples

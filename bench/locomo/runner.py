@@ -175,6 +175,7 @@ class Bench:
             )
             assert assembled.context is not None
             result.at_tokens[str(budget)] = score_context(question, evidence_ids, assembled.context)
+            result.nothing_relevant[str(budget)] = assembled.context.nothing_relevant
         if mode == "raw":
             result.dense_refs = await self.dense_refs(engine, owner, question)
         if self.options.answers:

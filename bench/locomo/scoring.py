@@ -32,6 +32,8 @@ class QuestionResult:
     reached_by_layer: dict[str, int] = field(default_factory=dict)
     # Per token budget: evidence recall, answer-token recall and size of the assembled context.
     at_tokens: dict[str, ContextScore] = field(default_factory=dict)
+    # Per token budget: whether the context found nothing relevant (its rule off: filled anyway).
+    nothing_relevant: dict[str, bool] = field(default_factory=dict)
     # raw mode: the source refs of the 10 dense (vector-only) hits, comparable across databases.
     dense_refs: list[str] = field(default_factory=list)
     prediction: str | None = None

@@ -13,6 +13,7 @@ import numpy as np
 from consolidation.consolidating.offline import annotate_relative_dates
 from consolidation.providers.embedders import Embedder
 from consolidation.recall import context as contexts
+from consolidation.recall.relevance import anything_relevant
 from consolidation.recall.sentences import WHOLE_TURNS, Matrix, focus
 from consolidation.recall.tokens import count_tokens
 from consolidation.stores import Stores
@@ -40,6 +41,10 @@ class Recaller:
     # the absolute date beside each relative one ("yesterday (7 May 2023)").
     focus: bool = True
     dates: bool = True
+    # Whether a context none of whose candidates is relevant is left empty (relevance.py), and
+    # the dense view's floor for that (the embedder's recurrence threshold).
+    relevance: bool = False
+    dense_floor: float = 1.0
 
     async def recall(
         self,
@@ -52,6 +57,7 @@ class Recaller:
         lexical: bool,
         tokens: int | None = None,
         scope: ScopeFilter = NO_FILTER,
+        min_score: float | None = None,
     ) -> Recall:
         """The per-layer lists under `budgets`; with `tokens`, also one assembled context of at
         most that many tokens, drawn from a pool sized to fill it (consolidation/recall/context.py).
@@ -81,11 +87,17 @@ class Recaller:
         )
         epi_ranked = fused(found.episodes.dense, found.episodes.lexical, k=budgets.episodic)
         sem_ranked = fused(found.facts.dense, found.facts.lexical, k=budgets.semantic)
+        if min_score is not None:
+            sub_ranked = _reaching(sub_ranked, min_score)
+            epi_ranked = _reaching(epi_ranked, min_score)
+            sem_ranked = _reaching(sem_ranked, min_score)
         sub, epi, sem = _hits(sub_ranked), _hits(epi_ranked), _hits(sem_ranked)
         wanted = (epi, sem) if tokens is None else (_all(found.episodes), _all(found.facts))
         # Provenance only for what is returned.
         sources = await self.stores.search.sources(owner, _ids(wanted[0]), _ids(wanted[1]))
-        context = None if tokens is None else await self._context(owner, found, sources, tokens, vector)
+        context = (
+            None if tokens is None else await self._context(owner, found, sources, tokens, vector, min_score)
+        )
         return Recall(
             query,
             as_of,
@@ -96,15 +108,27 @@ class Recaller:
         )
 
     async def _context(
-        self, owner: Owner, found: RecallCandidates, sources: Sources, tokens: int, vector: list[float]
+        self,
+        owner: Owner,
+        found: RecallCandidates,
+        sources: Sources,
+        tokens: int,
+        vector: list[float],
+        min_score: float | None,
     ) -> Context:
+        nothing_relevant = not anything_relevant(found, self.dense_floor)
+        if nothing_relevant and self.relevance:
+            return Context(text="", tokens=0, budget=tokens, items=[], nothing_relevant=True)
         ranked = _ranked(found, sources)
+        if min_score is not None:
+            ranked = [r for r in ranked if r.rank_score >= min_score]
         shown: dict[str, str] = {}  # turn id -> its text as the context shows it
         if self.focus:
             shown = await self._focused(owner, ranked, np.asarray(vector, dtype=np.float32))
         if self.dates:
             shown = _dated(ranked, shown)
-        return contexts.assemble(contexts.shown_as(ranked, shown), tokens, count_tokens)
+        context = contexts.assemble(contexts.shown_as(ranked, shown), tokens, count_tokens)
+        return replace(context, nothing_relevant=nothing_relevant)
 
     async def _focused(self, owner: Owner, ranked: list[contexts.Ranked], query: Matrix) -> dict[str, str]:
         """Each turn below the best `WHOLE_TURNS` that has stored sentence vectors, by its
@@ -251,6 +275,11 @@ def fuse(dense: Sequence[Hit[T]], lexical: Sequence[Hit[T]], *, k: int) -> list[
     meaningful to callers; the order is the fused one.
     """
     return [hit for hit, _ in fused(dense, lexical, k=k)]
+
+
+def _reaching(ranked: list[tuple[Hit[T], float]], min_score: float) -> list[tuple[Hit[T], float]]:
+    """The ranked hits whose fused score reaches `min_score` (a prefix: they come sorted)."""
+    return [(hit, score) for hit, score in ranked if score >= min_score]
 
 
 def _hits(ranked: Sequence[tuple[Hit[T], float]]) -> list[Hit[T]]:

@@ -104,6 +104,14 @@ def unordered(value: Any) -> Any:
     return value
 
 
+async def _lexical_statistics(db: Database, owner: Owner) -> dict[str, Any]:
+    """What the write path keeps on the user node for per-user BM25 (graph/lexical.py)."""
+    rows = await _graph(
+        db, "MATCH (u:User {tenant: $t, id: $u}) RETURN properties(u) AS p", t=owner.tenant, u=owner.user_id
+    )
+    return {k: v for k, v in rows[0]["p"].items() if k.startswith("lex_")}
+
+
 async def story_user(db: Database, caller: Caller) -> Owner:
     """The story (an episode, a merge, a superseded fact), then its active fact corrected and the
     correction retracted through the API, so the file holds a person's changes and their runs."""
@@ -156,6 +164,8 @@ async def test_export_forget_import_gives_the_same_memory(
     events_before = (await services.engine.stores.events.latest(owner)).seq
     assert events_before > 0
 
+    statistics = await _lexical_statistics(db, owner)
+    assert statistics and all(value is not None for value in statistics.values())
     await services.forgetter.forget_user(owner)
     assert await count_nodes(db, owner.tenant, owner.user_id) == {}
 
@@ -166,6 +176,7 @@ async def test_export_forget_import_gives_the_same_memory(
     after = await exported(portability, owner)
     assert content(after) == content(before)
     assert await count_nodes(db, owner.tenant, owner.user_id) == counts_before
+    assert await _lexical_statistics(db, owner) == statistics
     assert await observe(services, caller, owner) == seen
     # The event log goes on from the same sequence.
     assert (await services.engine.stores.events.latest(owner)).seq == events_before

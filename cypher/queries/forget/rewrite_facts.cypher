@@ -1,6 +1,11 @@
 // Surviving facts get a text restated from their remaining source interactions only.
+MATCH (u:User {tenant: $tenant, id: $user_id})
 UNWIND $rows AS r
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: r.id})
+// The user's lexical statistics count the new text's words instead of the old's.
+SET u.lex_facts_length = u.lex_facts_length - coalesce(f.lex_length, 0) + r.lex_length,
+    f.lex_length = r.lex_length
+WITH f, r
 SET f.text = r.text, f.kind = r.kind, f.rebuilt_at = datetime()
 // The new vector comes from this service's embedder: a `recmem db reembed` mark no longer holds.
 REMOVE f.embedding_key

@@ -4,10 +4,19 @@
 // filter property was ever updated (consolidated, current, status) leaves the index. So such nodes
 // are emptied instead: every edge and property goes, the vector becomes a constant, the node
 // belongs to no tenant and gets the Erased label. Nothing of the forgotten content remains.
+// The user's lexical statistics of the layer ($stat, chosen in code; null: none) stop counting them.
 CYPHER 25
 UNWIND $ids AS node_id
 MATCH (n:$($label) {id: node_id})
 WHERE n.tenant = $tenant AND n.user_id = $user_id
+WITH collect(n) AS nodes
+CALL (nodes) {
+  WITH nodes WHERE $stat IS NOT NULL AND size(nodes) > 0
+  MATCH (u:User {tenant: $tenant, id: $user_id})
+  SET u[$stat] = u[$stat] - size(nodes),
+      u[$stat + '_length'] = u[$stat + '_length'] - reduce(s = 0, n IN nodes | s + coalesce(n.lex_length, 0))
+}
+UNWIND nodes AS n
 CALL (n) {
   MATCH (n)-[r]-()
   DELETE r

@@ -6,11 +6,15 @@
 // arrive as float32 VECTOR parameters and are stored as float lists for the vector index; a
 // turn's sentence vectors (float16 bytes, for focusing a context on a query) are stored as sent;
 // metadata as JSON beside the row's scope tokens (graph/scopes.py).
+// The user's lexical statistics (items and words per layer, graph/lexical.py) count the created
+// rows; they start at 0 with the user, so a user from before them keeps none (null stays null).
 CYPHER 25
 MERGE (t:Tenant {id: $tenant})
 ON CREATE SET t.created_at = datetime()
 MERGE (u:User {tenant: $tenant, id: $user_id})
-ON CREATE SET u.user_id = $user_id, u.seq = 0, u.created_at = datetime()
+ON CREATE SET u.user_id = $user_id, u.seq = 0, u.created_at = datetime(),
+  u.lex_interactions = 0, u.lex_interactions_length = 0, u.lex_episodes = 0,
+  u.lex_episodes_length = 0, u.lex_facts = 0, u.lex_facts_length = 0
 MERGE (t)-[:HAS]->(u)
 SET u._lock = true
 REMOVE u._lock
@@ -28,8 +32,8 @@ CALL (u, fresh) {
     id: r.id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,
     session_id: r.session_id, speaker: r.speaker, text: r.text,
     occurred_at: datetime(r.occurred_at), seq: seq, consolidated: false, gate_checked: false,
-    source_ref: r.source_ref, sentence_vectors: r.sentence_vectors, created_at: datetime(),
-    agent_id: r.agent_id, metadata: r.metadata, scopes: r.scopes
+    source_ref: r.source_ref, sentence_vectors: r.sentence_vectors, lex_length: r.lex_length,
+    created_at: datetime(), agent_id: r.agent_id, metadata: r.metadata, scopes: r.scopes
   })
   CREATE (u)-[:HAS]->(n)
   WITH n, r
@@ -44,6 +48,8 @@ CALL (u, created) {
   OPTIONAL MATCH (previous:Interaction {id: u.last_interaction_id})
   FOREACH (p IN CASE WHEN previous IS NULL THEN [] ELSE [previous] END |
     FOREACH (first IN [created[0]] | CREATE (p)-[:NEXT]->(first)))
-  SET u.seq = u.seq + size(created), u.last_interaction_id = created[size(created) - 1].id
+  SET u.seq = u.seq + size(created), u.last_interaction_id = created[size(created) - 1].id,
+      u.lex_interactions = u.lex_interactions + size(created),
+      u.lex_interactions_length = u.lex_interactions_length + reduce(s = 0, n IN created | s + n.lex_length)
 }
 RETURN known, [n IN created | n {.id, .seq}] AS created

@@ -1,5 +1,7 @@
 // After an import, what the write path keeps on the user node: the stream's last sequence and
-// interaction (so the next remember continues the stream) and the event log's last sequence.
+// interaction (so the next remember continues the stream), the event log's last sequence, and the
+// lexical statistics per layer (graph/lexical.py), from the items' own lex_length; a file from
+// before those statistics leaves them null, so recall counts the items instead.
 MATCH (u:User {tenant: $tenant, id: $user_id})
 CALL (u) {
   OPTIONAL MATCH (i:Interaction {tenant: $tenant, user_id: $user_id})
@@ -10,5 +12,25 @@ CALL (u) {
   OPTIONAL MATCH (e:ConsolidationEvent {tenant: $tenant, user_id: $user_id})
   RETURN max(e.seq) AS event_seq
 }
-SET u.seq = coalesce(seq, 0), u.last_interaction_id = last_id, u.event_seq = event_seq
+CALL (u) {
+  OPTIONAL MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+  RETURN count(n) AS interactions, sum(n.lex_length) AS interactions_length,
+         count(n) = count(n.lex_length) AS interactions_known
+}
+CALL (u) {
+  OPTIONAL MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
+  RETURN count(n) AS episodes, sum(n.lex_length) AS episodes_length,
+         count(n) = count(n.lex_length) AS episodes_known
+}
+CALL (u) {
+  OPTIONAL MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
+  RETURN count(n) AS facts, sum(n.lex_length) AS facts_length, count(n) = count(n.lex_length) AS facts_known
+}
+SET u.seq = coalesce(seq, 0), u.last_interaction_id = last_id, u.event_seq = event_seq,
+    u.lex_interactions = CASE WHEN interactions_known THEN interactions END,
+    u.lex_interactions_length = CASE WHEN interactions_known THEN interactions_length END,
+    u.lex_episodes = CASE WHEN episodes_known THEN episodes END,
+    u.lex_episodes_length = CASE WHEN episodes_known THEN episodes_length END,
+    u.lex_facts = CASE WHEN facts_known THEN facts END,
+    u.lex_facts_length = CASE WHEN facts_known THEN facts_length END
 RETURN u.seq AS seq, u.event_seq AS event_seq

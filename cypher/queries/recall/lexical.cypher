@@ -1,16 +1,18 @@
 // One recall's lexical candidates from all three layers, in one round trip: per layer, every item
 // of the user that holds a query word, whatever its state, each marked `searched` when this
 // recall may return it (no limit: the full-text index's own scores count every tenant's text, so
-// they neither rank nor cut), and how many items the user has there (a count of index entries,
-// no property read). graph/lexical.py scores them by BM25 over the user's items alone.
+// they neither rank nor cut), and the user's statistics of the layer as kept at write time (items
+// and their words); for a user from before those statistics, a count of the items instead.
+// graph/lexical.py scores them by BM25 over the user's items alone.
 // A filter (the $f_* parameters, graph/scopes.py) narrows `searched`, never the statistics.
 // $lucene is already restricted to the user's key. A budget of 0 skips its layer.
 // Instants come back as ISO strings: the driver's temporal decoding is slow Python.
 CYPHER 25
-CALL () {
-  WITH $k_interactions AS k WHERE k > 0
+OPTIONAL MATCH (u:User {tenant: $tenant, id: $user_id})
+CALL (u) {
+  WITH u WHERE $k_interactions > 0 AND u.lex_interactions IS NULL
   MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
-  RETURN count(n) AS interactions_held
+  RETURN count(n) AS interactions_counted
 }
 CALL () {
   WITH $k_interactions AS k WHERE k > 0
@@ -24,10 +26,10 @@ CALL () {
                        .source_ref, .agent_id, .metadata, occurred_at: toString(node.occurred_at),
                        consolidated_at: toString(node.consolidated_at)}) AS interactions_lexical
 }
-CALL () {
-  WITH $k_episodes AS k WHERE k > 0
+CALL (u) {
+  WITH u WHERE $k_episodes > 0 AND u.lex_episodes IS NULL
   MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
-  RETURN count(n) AS episodes_held
+  RETURN count(n) AS episodes_counted
 }
 CALL () {
   WITH $k_episodes AS k WHERE k > 0
@@ -42,10 +44,10 @@ CALL () {
                        created_at: toString(node.created_at), valid_from: toString(node.valid_from),
                        superseded_at: toString(node.superseded_at), .scopes}) AS episodes_lexical
 }
-CALL () {
-  WITH $k_facts AS k WHERE k > 0
+CALL (u) {
+  WITH u WHERE $k_facts > 0 AND u.lex_facts IS NULL
   MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
-  RETURN count(n) AS facts_held
+  RETURN count(n) AS facts_counted
 }
 CALL () {
   WITH $k_facts AS k WHERE k > 0
@@ -61,4 +63,8 @@ CALL () {
                        valid_from: toString(node.valid_from), valid_to: toString(node.valid_to),
                        created_at: toString(node.created_at), .scopes}) AS facts_lexical
 }
-RETURN interactions_held, interactions_lexical, episodes_held, episodes_lexical, facts_held, facts_lexical
+RETURN coalesce(u.lex_interactions, interactions_counted) AS interactions_held,
+       u.lex_interactions_length AS interactions_length, interactions_lexical,
+       coalesce(u.lex_episodes, episodes_counted) AS episodes_held,
+       u.lex_episodes_length AS episodes_length, episodes_lexical,
+       coalesce(u.lex_facts, facts_counted) AS facts_held, u.lex_facts_length AS facts_length, facts_lexical
