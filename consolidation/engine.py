@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from consolidation.consolidating.background import Background
@@ -14,9 +14,11 @@ from consolidation.consolidating.consolidator import Consolidator
 from consolidation.consolidating.events import EventHub, covered_outcome
 from consolidation.consolidating.leasing import holder_id, renewing, take_lease
 from consolidation.consolidating.pipeline import UnitPipeline
+from consolidation.consolidating.prompts.common import to_utc
 from consolidation.metrics import Metrics
 from consolidation.providers.embedders import Embedder
 from consolidation.recall.answering import Answerer
+from consolidation.recall.planning import plan_question
 from consolidation.recall.recaller import Recaller
 from consolidation.recall.sentences import embed_turns
 from consolidation.settings import EngineSettings
@@ -386,12 +388,16 @@ class MemoryEngine:
         as_of: datetime | None = None,
         include_consolidated: bool | None = None,
         lexical: bool = True,
+        asked_at: datetime | None = None,
     ) -> Recall:
         """Per-layer hits under `budgets`; with `tokens`, also the assembled context of at most
-        that many o200k tokens (consolidation/recall/context.py)."""
+        that many o200k tokens (consolidation/recall/context.py). The planner reads the query
+        first, relative dates against `asked_at` (default: now; consolidation/recall/planning/)."""
         require_owner(owner.tenant, owner.user_id)
         require_text("query", query, self.settings.max_text_bytes)
         require_token_budget(tokens)
+        asked = datetime.now(UTC) if asked_at is None else to_utc(asked_at)
+        plan = None if self.settings.planner == "off" else plan_question(query, asked)
         include = self.settings.include_consolidated if include_consolidated is None else include_consolidated
         return await self.recaller.recall(
             owner,
@@ -401,6 +407,7 @@ class MemoryEngine:
             include_consolidated=include,
             lexical=lexical,
             tokens=tokens,
+            plan=plan,
         )
 
     async def answer(
@@ -411,8 +418,11 @@ class MemoryEngine:
         as_of: datetime | None = None,
         budgets: Budgets | None = None,
         tokens: int | None = None,
+        asked_at: datetime | None = None,
     ) -> Answer:
-        recall = await self.recall(owner, question, budgets=budgets, tokens=tokens, as_of=as_of)
+        recall = await self.recall(
+            owner, question, budgets=budgets, tokens=tokens, as_of=as_of, asked_at=asked_at
+        )
         return await self.answerer.answer(owner, question, recall)
 
 

@@ -85,6 +85,9 @@ class EngineSettings(BaseSettings):
     context_focus: bool = True
     # ... and writes the absolute date beside each relative one in a turn ("yesterday (7 May 2023)").
     context_dates: bool = True
+    # Recall reads the question first (consolidation/recall/planning/): "rules" (no LLM call) or
+    # "off" (the question's words only).
+    planner: Literal["off", "rules"] = "rules"
     # What an interaction is embedded as (consolidation/providers/embedding_template.py); the database
     # records it, and `recmem db reembed` rebuilds the vectors after a change.
     embedding_template: str = DEFAULT_TEMPLATE

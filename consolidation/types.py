@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from consolidation.recall.planning.plan import Plan
 from graph.models import Episode, Fact, Interaction
 from graph.vocabulary import MAX_ID_CHARS
 
@@ -121,6 +122,8 @@ class Recall:
     semantic: list[RecallHit]
     # Present when the recall was given a token budget.
     context: Context | None = None
+    # What the planner read from the query (None with the planner off).
+    plan: Plan | None = None
 
     def all_hits(self) -> list[RecallHit]:
         return [*self.semantic, *self.episodic, *self.subconscious]
