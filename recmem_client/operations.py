@@ -163,9 +163,11 @@ def recall(
     as_of: datetime | None = None,
     include_consolidated: bool | None = None,
     lexical: bool = True,
+    asked_at: datetime | None = None,
 ) -> Operation[Recall]:
     """Per-layer hits (`layers`: hits per layer, default 10 / 5 / 10); with `tokens`, also
-    `context`: one prompt-ready text of the best evidence within that many o200k tokens."""
+    `context`: one prompt-ready text of the best evidence within that many o200k tokens.
+    `asked_at`: when the question is asked (default now), for "last week" and the like."""
     return RECALL(
         {
             "userId": user_id,
@@ -174,6 +176,7 @@ def recall(
             "asOf": _time(as_of),
             "includeConsolidated": include_consolidated,
             "lexical": lexical,
+            "askedAt": _time(asked_at),
         }
     )
 
@@ -185,10 +188,12 @@ def answer(
     tokens: int | None = None,
     layers: Layers | None = None,
     as_of: datetime | None = None,
+    asked_at: datetime | None = None,
 ) -> Operation[Answer]:
     """An answer from the user's memory with its evidence (with `tokens`: from that context)."""
     budget = _budget(layers, tokens)
-    return ANSWER({"userId": user_id, "question": question, "budget": budget, "asOf": _time(as_of)})
+    variables = {"userId": user_id, "question": question, "budget": budget, "asOf": _time(as_of)}
+    return ANSWER({**variables, "askedAt": _time(asked_at)})
 
 
 def audit(fact_id: str) -> Operation[FactAudit]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 from mcp.server.mcpserver import Context as ToolContext
@@ -22,6 +23,10 @@ async def recall(
     layers: Annotated[
         bool, Field(description="Also return the best hits of each layer separately (larger result).")
     ] = False,
+    asked_at: Annotated[
+        datetime | None,
+        Field(description="When the question is asked (default now): 'last week' resolves against it."),
+    ] = None,
 ) -> Recalled:
     """Fetch what memory holds about a topic, as one context text within a token budget.
 
@@ -31,7 +36,7 @@ async def recall(
     only when you need the per-layer hit lists as well."""
     context = context_of(ctx)
     owner = await require_user(context, user_id)
-    found = await context.services.engine.recall(owner, query, tokens=tokens)
+    found = await context.services.engine.recall(owner, query, tokens=tokens, asked_at=asked_at)
     return recalled(found, layers)
 
 
@@ -47,6 +52,10 @@ async def answer(
             description="Answer from an assembled context of this many tokens (default: the per-layer hits).",
         ),
     ] = None,
+    asked_at: Annotated[
+        datetime | None,
+        Field(description="When the question is asked (default now): 'last week' resolves against it."),
+    ] = None,
 ) -> Answered:
     """Answer a question from the user's memory alone, with the evidence used.
 
@@ -55,4 +64,4 @@ async def answer(
     server, recorded as a run."""
     context = context_of(ctx)
     owner = await require_user(context, user_id)
-    return answered(await context.services.engine.answer(owner, question, tokens=tokens))
+    return answered(await context.services.engine.answer(owner, question, tokens=tokens, asked_at=asked_at))

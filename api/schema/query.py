@@ -28,6 +28,7 @@ from api.schema.nodes import (
     NodeKind,
     load_node,
 )
+from api.schema.planning import AskedAt
 from api.schema.recall import Answer, BudgetInput, Recall
 from api.schema.records import from_record
 from api.schema.user import AsOf, User
@@ -85,6 +86,7 @@ class Query:
         lexical: Annotated[
             bool, strawberry.argument(description="Fuse full-text hits with vector hits (ignored as of).")
         ] = True,
+        asked_at: AskedAt = None,
     ) -> Recall | None:
         asked = budget or BudgetInput()
         budgets = asked.to_budgets()
@@ -97,6 +99,7 @@ class Query:
             as_of=as_of,
             include_consolidated=include_consolidated,
             lexical=lexical,
+            asked_at=asked_at,
         )
         # Every recall statement is scoped to the user, so an unknown user finds nothing: only
         # a recall that found nothing checks the user (NOT_FOUND), and one that found something
@@ -118,12 +121,13 @@ class Query:
                 description="Hits per layer; with `tokens`, the answer reads the assembled context only."
             ),
         ] = None,
+        asked_at: AskedAt = None,
     ) -> Answer | None:
         await require_user(info, user_id)
         asked = budget or BudgetInput()
         owner = info.context.owner(user_id)
         found = await info.context.services.engine.answer(
-            owner, question, as_of=as_of, budgets=asked.to_budgets(), tokens=asked.tokens
+            owner, question, as_of=as_of, budgets=asked.to_budgets(), tokens=asked.tokens, asked_at=asked_at
         )
         return Answer.of(found)
 
