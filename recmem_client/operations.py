@@ -192,8 +192,15 @@ def answer(
 ) -> Operation[Answer]:
     """An answer from the user's memory with its evidence (with `tokens`: from that context)."""
     budget = _budget(layers, tokens)
-    variables = {"userId": user_id, "question": question, "budget": budget, "asOf": _time(as_of)}
-    return ANSWER({**variables, "askedAt": _time(asked_at)})
+    return ANSWER(
+        {
+            "userId": user_id,
+            "question": question,
+            "budget": budget,
+            "asOf": _time(as_of),
+            "askedAt": _time(asked_at),
+        }
+    )
 
 
 def audit(fact_id: str) -> Operation[FactAudit]:
