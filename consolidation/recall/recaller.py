@@ -13,7 +13,7 @@ import numpy as np
 from consolidation.consolidating.offline import annotate_relative_dates
 from consolidation.providers.embedders import Embedder
 from consolidation.recall import context as contexts
-from consolidation.recall.planning import Plan
+from consolidation.recall.planning import Order, Plan
 from consolidation.recall.planning import ranking as planned
 from consolidation.recall.sentences import WHOLE_TURNS, Matrix, focus
 from consolidation.recall.tokens import count_tokens
@@ -115,6 +115,11 @@ class Recaller:
         if self.dates:
             shown = _dated(ranked, shown)
         shown = _marked(plan, ranked, shown)
+        if plan is not None and plan.order is Order.LATEST:
+            facts = [r.hit.id for r in ranked if r.hit.layer == "semantic"]
+            shown = planned.with_replaced(
+                ranked_items(ranked), shown, await self.stores.search.replaced(owner, facts)
+            )
         asked_at = plan.asked_at if plan is not None and plan.temporal else None
         return contexts.assemble(contexts.shown_as(ranked, shown), tokens, count_tokens, asked_at)
 
@@ -221,6 +226,11 @@ def _ranked(found: RecallCandidates, sources: Sources, plan: Plan | None = None)
     )
     final = [contexts.Ranked(r.hit, score) if r.hit.layer != "subconscious" else r for r, score in moved]
     return sorted(final, key=lambda r: r.rank_score, reverse=True)
+
+
+def ranked_items(ranked: list[contexts.Ranked]) -> list[tuple[str, str]]:
+    """(id, text) of each ranked hit."""
+    return [(r.hit.id, r.hit.text) for r in ranked]
 
 
 def _marked(plan: Plan | None, ranked: list[contexts.Ranked], shown: dict[str, str]) -> dict[str, str]:

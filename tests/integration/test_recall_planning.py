@@ -3,7 +3,8 @@ lifts the turns inside it, and "current" puts the latest statement first and mar
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
@@ -12,7 +13,9 @@ from consolidation.recall.planning import Order
 from consolidation.types import Recall, Unit
 from graph.database import Database
 from graph.models import Owner
-from tests.support.engines import DIMENSION, engine_settings
+from local_llm_server import LocalLLMServer
+from tests.support.engines import DIMENSION, engine_settings, llm_engine
+from tests.support.llm_script import by_task, episode_reply, facts_reply
 
 # One topic said four times over a year; the question is asked on 14 June 2023.
 SAID = [
@@ -86,3 +89,42 @@ async def test_without_asked_at_the_question_is_asked_now(db: Database, owner: O
     before = datetime.now(UTC)
     found = await engine.recall(owner, "What did I say last week?")
     assert found.plan is not None and before <= found.plan.asked_at <= datetime.now(UTC)
+
+
+async def test_a_fact_that_replaced_another_shows_the_earlier_value(
+    db: Database, owner: Owner, llm: LocalLLMServer
+) -> None:
+    engine = llm_engine(db, llm, merge_threshold=0.99, theta_count=2)
+
+    def facts(data: dict[str, Any]) -> list[dict[str, Any]]:
+        last = data["turns"][-1]
+        old = [f["id"] for f in data["existing_facts"] if "loves sushi" in f["text"]]
+        shifted = "can't stand" in last["text"]
+        text = "Alice dislikes sushi." if shifted else "Alice loves sushi."
+        return [
+            {
+                "text": text,
+                "kind": "preference",
+                "source_turn_ids": [last["id"]],
+                "replaces": old if shifted else [],
+            }
+        ]
+
+    llm.set_responder(by_task(create_episode=episode_reply("Sushi"), refine_facts=facts_reply(facts)))
+    start = datetime(2024, 3, 1, 12, tzinfo=UTC)
+    for day, text in [
+        (0, "I love sushi, sushi is my favourite dinner"),
+        (1, "I love sushi dinner so much"),
+        (60, "Honestly I can't stand sushi dinner any more"),
+        (61, "Sushi dinner? I can't stand sushi any more"),
+    ]:
+        await engine.remember(
+            owner, Unit(text=text, speaker="Alice", occurred_at=start + timedelta(days=day))
+        )
+    asked = start + timedelta(days=70)
+    found = await engine.recall(owner, "Does Alice still like sushi?", tokens=600, asked_at=asked)
+    assert found.context is not None
+    assert "Alice dislikes sushi. (earlier: Alice loves sushi.)" in found.context.text
+    # A question that asks for no order shows the fact as stated.
+    plain = await engine.recall(owner, "Does Alice like sushi?", tokens=600, asked_at=asked)
+    assert plain.context is not None and "(earlier:" not in plain.context.text

@@ -27,6 +27,7 @@ POOL_CAP = 400
 LATEST_MARK = "(latest) "
 EARLIER_MARK = "(earlier) "
 FIRST_MARK = "(earliest) "
+REPLACED_MARK = "(earlier: "
 
 
 def widened(plan: Plan | None, budgets: Budgets) -> Budgets:
@@ -132,4 +133,17 @@ def marks(plan: Plan | None, ranked: Sequence[Interaction | Episode | Fact]) -> 
             found |= {i.id: EARLIER_MARK for i in timed[:-1]} | {timed[-1].id: LATEST_MARK}
         else:
             found |= {timed[0].id: FIRST_MARK}
+    return found
+
+
+def with_replaced(
+    items: Sequence[tuple[str, str]], shown: dict[str, str], replaced: dict[str, list[str]]
+) -> dict[str, str]:
+    """`shown` (id -> text) with each fact that superseded others followed by the value it
+    replaced: "... (earlier: <the newest replaced fact>)", so a reader sees an update as one."""
+    found = dict(shown)
+    for item_id, text in items:
+        older = replaced.get(item_id)
+        if older:
+            found[item_id] = f"{shown.get(item_id, text)} {REPLACED_MARK}{older[0]})"
     return found
