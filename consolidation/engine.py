@@ -423,7 +423,7 @@ class MemoryEngine:
         recall = await self.recall(
             owner, question, budgets=budgets, tokens=tokens, as_of=as_of, asked_at=asked_at
         )
-        return await self.answerer.answer(owner, question, recall)
+        return await self.answerer.answer(owner, question, recall, asked_at)
 
 
 async def _observed(read: Awaitable[R], observe: Callable[[R | None], None]) -> R:
