@@ -613,7 +613,8 @@ ANSWER: Document[AnswerVariables, Answer] = Document(
     mutation=False,
     path=("answer",),
     result=Answer,
-    text="""query Answer($userId: ID!, $question: String!, $budget: BudgetInput, $asOf: DateTime, $askedAt: DateTime) {
+    text="""query Answer($userId: ID!, $question: String!, $budget: BudgetInput, $asOf: DateTime,
+  $askedAt: DateTime) {
   answer(userId: $userId, question: $question, budget: $budget, asOf: $asOf, askedAt: $askedAt) {
     text usedIds recall { ...Recall } runId promptTokens completionTokens
   }
