@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from consolidation.engine import MemoryEngine
+    from consolidation.recall.planning import Plan
     from consolidation.types import Recall, Unit
     from graph.models import Owner
 
@@ -91,6 +92,10 @@ def recall(
     tokens: int | None = typer.Option(
         None, min=1, help="Print instead the context assembled across the layers within this many tokens."
     ),
+    asked_at: datetime | None = typer.Option(
+        None,
+        help="When the question is asked (ISO 8601, UTC if no zone; default now), for 'last week' and such.",
+    ),
 ) -> None:
     """Print what memory recalls for a query, layer by layer, with scores and sources; with
     --tokens, the assembled context an LLM would read."""
@@ -104,6 +109,7 @@ def recall(
 
     console = Console()
     when = as_of.replace(tzinfo=as_of.tzinfo or datetime.now().astimezone().tzinfo) if as_of else None
+    asked = asked_at.replace(tzinfo=asked_at.tzinfo or UTC) if asked_at else None
     owner = Owner(tenant, user)
 
     async def work() -> Recall:
@@ -118,6 +124,7 @@ def recall(
                 tokens=tokens,
                 as_of=when,
                 include_consolidated=include_consolidated,
+                asked_at=asked,
             )
 
     found = asyncio.run(work())
@@ -127,6 +134,21 @@ def recall(
     # Plain, unwrapped: the text exactly as a prompt would carry it.
     typer.echo(found.context.text)
     console.print(f"[dim]{found.context.tokens} of {found.context.budget} tokens[/dim]")
+    if found.plan is not None and not found.plan.empty:
+        console.print(f"[dim]plan: {plan_line(found.plan)}[/dim]")
+
+
+def plan_line(plan: Plan) -> str:
+    """The plan in one line: `window 1 May 2023 to 1 Jun 2023 ("in May"), order latest, kind lookup`."""
+    parts = []
+    if plan.window is not None:
+        parts.append(
+            f"window {plan.window.start:%d %b %Y} to {plan.window.end:%d %b %Y} ({plan.window.text!r})"
+        )
+    if plan.order is not None:
+        parts.append(f"order {plan.order.value}")
+    parts.append(f"kind {plan.kind.value}")
+    return ", ".join(parts)
 
 
 def _table(result: Recall) -> Table:

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from consolidation.beliefs import Beliefs
@@ -15,10 +15,12 @@ from consolidation.consolidating.consolidator import Consolidator
 from consolidation.consolidating.events import EventHub, covered_outcome
 from consolidation.consolidating.leasing import holder_id, renewing, take_lease
 from consolidation.consolidating.pipeline import UnitPipeline
+from consolidation.consolidating.prompts.common import to_utc
 from consolidation.metrics import Metrics
 from consolidation.providers.embedders import Embedder
 from consolidation.recall.answering import Answerer
 from consolidation.recall.filters import scope_filter
+from consolidation.recall.planning import plan_question
 from consolidation.recall.recaller import Recaller
 from consolidation.recall.sentences import embed_turns
 from consolidation.settings import EngineSettings
@@ -401,16 +403,20 @@ class MemoryEngine:
         lexical: bool = True,
         filters: RecallFilters | None = None,
         min_score: float | None = None,
+        asked_at: datetime | None = None,
     ) -> Recall:
         """Per-layer hits under `budgets`; with `tokens`, also the assembled context of at most
         that many o200k tokens (consolidation/recall/context.py). `filters` narrows every layer
         inside the store's statements (docs/scopes.md#filters); `min_score`: only hits (and
-        context items) whose rank score reaches it."""
+        context items) whose rank score reaches it. The planner reads the query first, relative
+        dates against `asked_at` (default: now; consolidation/recall/planning/)."""
         require_owner(owner.tenant, owner.user_id)
         require_text("query", query, self.settings.max_text_bytes)
         require_token_budget(tokens)
         require_min_score(min_score)
         scope = scope_filter(filters)
+        asked = datetime.now(UTC) if asked_at is None else to_utc(asked_at)
+        plan = None if self.settings.planner == "off" else plan_question(query, asked)
         include = self.settings.include_consolidated if include_consolidated is None else include_consolidated
         return await self.recaller.recall(
             owner,
@@ -422,6 +428,7 @@ class MemoryEngine:
             tokens=tokens,
             scope=scope,
             min_score=min_score,
+            plan=plan,
         )
 
     async def answer(
@@ -434,11 +441,19 @@ class MemoryEngine:
         tokens: int | None = None,
         filters: RecallFilters | None = None,
         min_score: float | None = None,
+        asked_at: datetime | None = None,
     ) -> Answer:
         recall = await self.recall(
-            owner, question, budgets=budgets, tokens=tokens, as_of=as_of, filters=filters, min_score=min_score
+            owner,
+            question,
+            budgets=budgets,
+            tokens=tokens,
+            as_of=as_of,
+            filters=filters,
+            min_score=min_score,
+            asked_at=asked_at,
         )
-        return await self.answerer.answer(owner, question, recall)
+        return await self.answerer.answer(owner, question, recall, asked_at)
 
 
 async def _observed(read: Awaitable[R], observe: Callable[[R | None], None]) -> R:

@@ -100,6 +100,9 @@ class EngineSettings(BaseSettings):
     # A context whose candidates all fall below the relevance floor (consolidation/recall/relevance.py)
     # is left empty and says so (`nothing_relevant`); off: it is filled all the same, still flagged.
     context_relevance: bool = False
+    # Recall reads the question first (consolidation/recall/planning/): "rules" (no LLM call) or
+    # "off" (the question's words only).
+    planner: Literal["off", "rules"] = "rules"
     # What an interaction is embedded as (consolidation/providers/embedding_template.py); the database
     # records it, and `recmem db reembed` rebuilds the vectors after a change.
     embedding_template: str = DEFAULT_TEMPLATE

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from consolidation.recall.planning.plan import Plan
 from graph.models import Episode, Fact, Interaction
 from graph.vocabulary import MAX_ID_CHARS
 
@@ -130,6 +131,8 @@ class Recall:
     semantic: list[RecallHit]
     # Present when the recall was given a token budget.
     context: Context | None = None
+    # What the planner read from the query (None with the planner off).
+    plan: Plan | None = None
 
     def all_hits(self) -> list[RecallHit]:
         return [*self.semantic, *self.episodic, *self.subconscious]

@@ -109,6 +109,14 @@ class RecallSearch:
         rows = await self.db.read("queries/recall/sentence_vectors", **owner.params(), ids=ids)
         return {row["id"]: bytes(row["vectors"]) for row in rows}
 
+    async def replaced(self, owner: Owner, fact_ids: list[str]) -> dict[str, list[str]]:
+        """Fact id -> the texts of the facts it superseded, newest first, for those of `fact_ids`
+        that superseded any."""
+        if not fact_ids:
+            return {}
+        rows = await self.db.read("queries/recall/replaced", **owner.params(), ids=fact_ids)
+        return {row["id"]: list(row["texts"]) for row in rows}
+
     async def sources(self, owner: Owner, episode_ids: list[str], fact_ids: list[str]) -> Sources:
         if not episode_ids and not fact_ids:
             return Sources({}, {})

@@ -52,6 +52,21 @@ class Layer(StrEnum):
     SEMANTIC = "SEMANTIC"
 
 
+class PlanOrder(StrEnum):
+    """Which statements on the topic come first."""
+
+    LATEST = "LATEST"
+    EARLIEST = "EARLIEST"
+
+
+class QuestionKind(StrEnum):
+    """What an answer is made of."""
+
+    LOOKUP = "LOOKUP"
+    AGGREGATE = "AGGREGATE"
+    DURATION = "DURATION"
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     """An answer from memory, with the evidence it used."""
@@ -369,6 +384,18 @@ class InteractionHit:
 
 
 @dataclass(frozen=True, slots=True)
+class PlanWindow:
+    """A time window the query names, resolved against the day it is asked."""
+
+    # Its first instant (UTC).
+    start: datetime
+    # The instant after its last (UTC, exclusive).
+    end: datetime
+    # The words it was read from.
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Recall:
     """Memory relevant to a query, layer by layer."""
 
@@ -384,6 +411,8 @@ class Recall:
     semantic: tuple[FactHit, ...]
     # With `budget.tokens`: one context across the layers, no interaction twice.
     context: RecallContext | None
+    # What the planner read from the query (null with RECMEM_PLANNER=off).
+    plan: RecallPlan | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,6 +430,26 @@ class RecallContext:
     nothing_relevant: bool
     # Its lines in the order of `text`.
     items: tuple[ContextItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RecallPlan:
+    """What the planner read from the query before searching; it cost no LLM call."""
+
+    # Which planner read it: `rules`.
+    source: str
+    # The time the question was asked.
+    asked_at: datetime
+    # The time window it names; items inside rank higher.
+    window: PlanWindow | None
+    # LATEST: the newest statements on the topic first, older ones marked (earlier).
+    order: PlanOrder | None
+    # AGGREGATE searches wider pools.
+    kind: QuestionKind
+    # Names it mentions.
+    entities: tuple[str, ...]
+    # Times it names that the planner could not date.
+    unresolved: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -581,6 +630,7 @@ class RecallVariables(TypedDict):
     lexical: NotRequired[bool]
     filter: NotRequired[RecallFilter | None]
     minScore: NotRequired[float | None]
+    askedAt: NotRequired[str | None]
 
 
 class AnswerVariables(TypedDict):
@@ -592,6 +642,7 @@ class AnswerVariables(TypedDict):
     asOf: NotRequired[str | None]
     filter: NotRequired[RecallFilter | None]
     minScore: NotRequired[float | None]
+    askedAt: NotRequired[str | None]
 
 
 class AuditVariables(TypedDict):
@@ -717,9 +768,11 @@ RECALL: Document[RecallVariables, Recall] = Document(
     path=("recall",),
     result=Recall,
     text="""query Recall($userId: ID!, $query: String!, $budget: BudgetInput, $asOf: DateTime,
-  $includeConsolidated: Boolean, $lexical: Boolean! = true, $filter: RecallFilter, $minScore: Float) {
+  $includeConsolidated: Boolean, $lexical: Boolean! = true, $filter: RecallFilter, $minScore: Float,
+  $askedAt: DateTime) {
   recall(userId: $userId, query: $query, budget: $budget, asOf: $asOf,
-    includeConsolidated: $includeConsolidated, lexical: $lexical, filter: $filter, minScore: $minScore) {
+    includeConsolidated: $includeConsolidated, lexical: $lexical, filter: $filter, minScore: $minScore,
+    askedAt: $askedAt) {
     ...Recall
   }
 }
@@ -729,6 +782,7 @@ fragment Recall on Recall {
   episodic { score episode { ...Episode } sourceIds }
   semantic { score fact { ...Fact } sourceIds }
   context { text tokens budget nothingRelevant items { layer id line tokens score rankScore sourceIds } }
+  plan { source askedAt window { start end text } order kind entities unresolved }
 }
 fragment Interaction on Interaction {
   id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata
@@ -747,9 +801,9 @@ ANSWER: Document[AnswerVariables, Answer] = Document(
     path=("answer",),
     result=Answer,
     text="""query Answer($userId: ID!, $question: String!, $budget: BudgetInput, $asOf: DateTime,
-  $filter: RecallFilter, $minScore: Float) {
+  $filter: RecallFilter, $minScore: Float, $askedAt: DateTime) {
   answer(userId: $userId, question: $question, budget: $budget, asOf: $asOf, filter: $filter,
-    minScore: $minScore) {
+    minScore: $minScore, askedAt: $askedAt) {
     text usedIds recall { ...Recall } runId promptTokens completionTokens
   }
 }
@@ -759,6 +813,7 @@ fragment Recall on Recall {
   episodic { score episode { ...Episode } sourceIds }
   semantic { score fact { ...Fact } sourceIds }
   context { text tokens budget nothingRelevant items { layer id line tokens score rankScore sourceIds } }
+  plan { source askedAt window { start end text } order kind entities unresolved }
 }
 fragment Interaction on Interaction {
   id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata

@@ -178,11 +178,13 @@ def recall(
     lexical: bool = True,
     filter: RecallFilter | None = None,
     min_score: float | None = None,
+    asked_at: datetime | None = None,
 ) -> Operation[Recall]:
     """Per-layer hits (`layers`: hits per layer, default 10 / 5 / 10); with `tokens`, also
     `context`: one prompt-ready text of the best evidence within that many o200k tokens.
     `filter` narrows every layer (agentIds, sessionIds, speakers, metadata, kinds, times);
-    `min_score`: only hits and context items whose rank score reaches it."""
+    `min_score`: only hits and context items whose rank score reaches it; `asked_at`: when the
+    question is asked (default now), for "last week" and the like."""
     return RECALL(
         {
             "userId": user_id,
@@ -193,6 +195,7 @@ def recall(
             "lexical": lexical,
             "filter": filter,
             "minScore": min_score,
+            "askedAt": _time(asked_at),
         }
     )
 
@@ -206,6 +209,7 @@ def answer(
     as_of: datetime | None = None,
     filter: RecallFilter | None = None,
     min_score: float | None = None,
+    asked_at: datetime | None = None,
 ) -> Operation[Answer]:
     """An answer from the user's memory with its evidence (with `tokens`: from that context)."""
     budget = _budget(layers, tokens)
@@ -217,6 +221,7 @@ def answer(
             "asOf": _time(as_of),
             "filter": filter,
             "minScore": min_score,
+            "askedAt": _time(asked_at),
         }
     )
 

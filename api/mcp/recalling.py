@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 from mcp.server.mcpserver import Context as ToolContext
@@ -28,6 +29,10 @@ async def recall(
         float | None,
         Field(ge=0, description="Leave out items ranked below this fused rank score (at most 2/61)."),
     ] = None,
+    asked_at: Annotated[
+        datetime | None,
+        Field(description="When the question is asked (default now): 'last week' resolves against it."),
+    ] = None,
 ) -> Recalled:
     """Fetch what memory holds about a topic, as one context text within a token budget.
 
@@ -38,7 +43,7 @@ async def recall(
     context = context_of(ctx)
     owner = await require_user(context, user_id)
     found = await context.services.engine.recall(
-        owner, query, tokens=tokens, filters=filters_of(filter), min_score=min_score
+        owner, query, tokens=tokens, filters=filters_of(filter), min_score=min_score, asked_at=asked_at
     )
     return recalled(found, layers)
 
@@ -56,6 +61,10 @@ async def answer(
         ),
     ] = None,
     filter: FilterArgument = None,
+    asked_at: Annotated[
+        datetime | None,
+        Field(description="When the question is asked (default now): 'last week' resolves against it."),
+    ] = None,
 ) -> Answered:
     """Answer a question from the user's memory alone, with the evidence used.
 
@@ -64,5 +73,7 @@ async def answer(
     server, recorded as a run."""
     context = context_of(ctx)
     owner = await require_user(context, user_id)
-    found = await context.services.engine.answer(owner, question, tokens=tokens, filters=filters_of(filter))
+    found = await context.services.engine.answer(
+        owner, question, tokens=tokens, filters=filters_of(filter), asked_at=asked_at
+    )
     return answered(found)

@@ -25,13 +25,16 @@ from api.mcp.results import (
     InteractionView,
     LayerHit,
     LayerHits,
+    PlanWindow,
     Recalled,
     Remembered,
     RunView,
     UserStats,
 )
+from api.mcp.results import Plan as PlanResult
 from consolidation import types as engine
 from consolidation.forgetting import forgetter as forgetting
+from consolidation.recall.planning import Plan
 from graph import models
 
 View = TypeVar("View", bound=BaseModel)
@@ -79,6 +82,21 @@ def recalled(found: engine.Recall, layers: bool) -> Recalled:
         items=[_item(i) for i in assembled.items],
         nothing_relevant=assembled.nothing_relevant,
         layers=_layers(found) if layers else None,
+        plan=_plan(found.plan),
+    )
+
+
+def _plan(plan: Plan | None) -> PlanResult | None:
+    if plan is None:
+        return None
+    window = plan.window
+    return PlanResult(
+        asked_at=plan.asked_at,
+        window=PlanWindow(start=window.start, end=window.end, text=window.text) if window else None,
+        order=plan.order.value if plan.order is not None else None,
+        kind=plan.kind.value,
+        entities=plan.entities,
+        unresolved=plan.unresolved,
     )
 
 

@@ -49,6 +49,23 @@ class LayerHits(BaseModel):
     semantic: list[LayerHit] = Field(description="Facts (at most 10).")
 
 
+class PlanWindow(BaseModel):
+    start: datetime = Field(description="Its first instant (UTC).")
+    end: datetime = Field(description="The instant after its last (UTC).")
+    text: str = Field(description="The words it was read from.")
+
+
+class Plan(BaseModel):
+    asked_at: datetime = Field(description="When the question was asked; relative dates resolve against it.")
+    window: PlanWindow | None = Field(
+        description="The time window the query names; items inside rank higher."
+    )
+    order: str | None = Field(description="latest or earliest: those statements on the topic first.")
+    kind: str = Field(description="lookup, aggregate (searched wider) or duration.")
+    entities: list[str] = Field(description="Names the query mentions.")
+    unresolved: list[str] = Field(description="Times it names that could not be dated.")
+
+
 class Recalled(BaseModel):
     context: str = Field(
         description="Facts, then episodes, then turns, each under a header: ready for a prompt."
@@ -60,6 +77,7 @@ class Recalled(BaseModel):
         description="No candidate reached the relevance floor (with the server's rule on: an empty context)."
     )
     layers: LayerHits | None = Field(description="The best hits of each layer, when asked for.")
+    plan: Plan | None = Field(default=None, description="What the planner read from the query (no LLM call).")
 
 
 class Evidence(BaseModel):

@@ -29,6 +29,7 @@ from api.schema.nodes import (
     NodeKind,
     load_node,
 )
+from api.schema.planning import AskedAt
 from api.schema.recall import Answer, BudgetInput, MinScore, Recall
 from api.schema.records import from_record
 from api.schema.user import AsOf, User
@@ -88,6 +89,7 @@ class Query:
         ] = True,
         filter: FilterArg = None,
         min_score: MinScore = None,
+        asked_at: AskedAt = None,
     ) -> Recall | None:
         asked = budget or BudgetInput()
         budgets = asked.to_budgets()
@@ -102,6 +104,7 @@ class Query:
             lexical=lexical,
             filters=filters_of(filter),
             min_score=min_score,
+            asked_at=asked_at,
         )
         # Every recall statement is scoped to the user, so an unknown user finds nothing: only
         # a recall that found nothing checks the user (NOT_FOUND), and one that found something
@@ -125,6 +128,7 @@ class Query:
         ] = None,
         filter: FilterArg = None,
         min_score: MinScore = None,
+        asked_at: AskedAt = None,
     ) -> Answer | None:
         await require_user(info, user_id)
         asked = budget or BudgetInput()
@@ -137,6 +141,7 @@ class Query:
             tokens=asked.tokens,
             filters=filters_of(filter),
             min_score=min_score,
+            asked_at=asked_at,
         )
         return Answer.of(found)
 

@@ -11,6 +11,7 @@ import strawberry
 from api.errors import bad_input
 from api.schema.decorators import resolver
 from api.schema.nodes import ID, Episode, Fact, Info, Interaction, Node, load_nodes
+from api.schema.planning import RecallPlan
 from consolidation import types as engine_types
 from graph import models
 from graph.vocabulary import MAX_CONTEXT_TOKENS
@@ -157,12 +158,16 @@ class Recall:
     context: RecallContext | None = strawberry.field(
         description="With `budget.tokens`: one context across the layers, no interaction twice."
     )
+    plan: RecallPlan | None = strawberry.field(
+        description="What the planner read from the query (null with RECMEM_PLANNER=off)."
+    )
 
     @staticmethod
     def of(r: engine_types.Recall) -> Recall:
         return Recall(
             query=r.query,
             as_of=r.as_of,
+            plan=RecallPlan.of(r.plan),
             context=RecallContext.of(r.context) if r.context is not None else None,
             subconscious=[
                 InteractionHit(score=h.score, rank_score=h.rank_score, interaction=Interaction.of(h.item))

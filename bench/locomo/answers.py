@@ -51,7 +51,7 @@ async def answer_and_judge(
 ) -> None:
     """Fill `result`'s prediction, gold and scores; a failed LLM call scores as a wrong answer."""
     try:
-        prediction = (await engine.answerer.answer(owner, question.question, recall)).text
+        prediction = (await engine.answerer.answer(owner, question.question, recall, question.asked_at)).text
         verdict = await model.structured(
             judge_messages(question.question, question.answer, prediction), Judge, task="judge_answer"
         )

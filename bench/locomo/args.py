@@ -34,6 +34,7 @@ class Args:
     token_budgets: tuple[int, ...]
     merge_threshold: float | None
     answers: bool
+    planner: str
     neo4j_uri: str | None
     neo4j_password: str | None
     other_tenants: int
@@ -95,6 +96,12 @@ def _parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="answer and score every question (default: on with --llm config)",
+    )
+    parser.add_argument(
+        "--planner",
+        choices=("off", "rules", "both"),
+        default="rules",
+        help="recall's question planner; both: planner off in the modes' rows, on in MODE+planner rows",
     )
     parser.add_argument("--neo4j-uri", default=None, help="default: RECMEM_NEO4J_URI")
     parser.add_argument(

@@ -52,7 +52,7 @@ async def run(args: Args, argv: Sequence[str]) -> Report:
         await db.ping()
         await migrate(db, embedder.name, embedder.dimension, base.embedding_template)
         with llm_endpoint(args.llm, args.replies) as (llm, server), progress_bar(args.quiet) as progress:
-            options = Options(args.answers, token_budgets=args.token_budgets)
+            options = Options(args.answers, token_budgets=args.token_budgets, planner=args.planner)
             bench = Bench(db, embedder, llm, server, base, options, progress)
             await bench.add_other_tenants(samples, args.other_tenants)
             for mode in args.modes:
@@ -60,7 +60,7 @@ async def run(args: Args, argv: Sequence[str]) -> Report:
             meta = _meta(args, argv, samples, calibration, theta_sim, llm, bench, timings, started)
     finally:
         await db.close()
-    variants = {MATCHED: bench.matched}
+    variants = {MATCHED: bench.matched, **bench.planned}
     report = build_report(meta, constructions, questions, recall_s, variants)
     if args.compare_dense is not None and "raw" in questions:
         dense = compare_dense(questions["raw"], args.compare_dense)

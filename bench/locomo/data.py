@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from itertools import groupby
 from pathlib import Path
 from typing import Any
 
 from consolidation.types import Unit
-from consolidation.writing.conversation_files import locomo_conversation
+from consolidation.writing.conversation_files import locomo_conversation, parse_locomo_time
 
 # The scored categories; 5 (adversarial) is left out.
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -41,6 +42,9 @@ class Question:
     answer: str
     category: int
     evidence: list[str]
+    # The day the question is asked: LongMemEval's `question_date_time`; a LoCoMo question has
+    # none and is asked at the conversation's last turn (`load_samples`).
+    asked_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,7 @@ def questions_of(sample: Mapping[str, Any], categories: Sequence[int] = tuple(CA
             str(qa.get("answer", "")),
             int(qa["category"]),
             parse_evidence(qa.get("evidence", [])),
+            parse_locomo_time(str(qa["question_date_time"])) if qa.get("question_date_time") else None,
         )
         for i, qa in enumerate(sample.get("qa", []))
         if int(qa.get("category", 0)) in categories
@@ -112,5 +117,9 @@ def load_samples(
         conversation = locomo_conversation(item)
         units = conversation.units[:limit_turns]
         streamed, refs = pair_units(units) if unit == "pair" else turn_units(units)
-        samples.append(Sample(conversation.name, streamed, refs, questions_of(item, categories)))
+        last = max((u.occurred_at for u in conversation.units), default=None)
+        asked = [
+            q if q.asked_at is not None else replace(q, asked_at=last) for q in questions_of(item, categories)
+        ]
+        samples.append(Sample(conversation.name, streamed, refs, asked))
     return samples

@@ -15,7 +15,15 @@ from bench.common import CachedEmbedder, count_tokens
 from bench.locomo.answers import answer_and_judge
 from bench.locomo.construction import Construction, consolidated_count, run_costs, usage_slice
 from bench.locomo.data import Question, Sample
-from bench.locomo.modes import MATCH_POOL, MATCHED, RAW_BATCH, UNCONSOLIDATED, Options, mode_settings
+from bench.locomo.modes import (
+    MATCH_POOL,
+    MATCHED,
+    PLANNED,
+    RAW_BATCH,
+    UNCONSOLIDATED,
+    Options,
+    mode_settings,
+)
 from bench.locomo.scoring import (
     QuestionResult,
     reached_interactions,
@@ -64,9 +72,14 @@ class Bench:
         self.context_budget: dict[tuple[str, int], int] = {}
         self.matched: list[QuestionResult] = []
         self.matched_s = 0.0  # kept out of raw's recall wall time
+        # --planner both: each mode's questions recalled again with the rule planner.
+        self.planned: dict[str, list[QuestionResult]] = {}
 
-    def engine(self, mode: str) -> MemoryEngine:
-        return MemoryEngine(self.db, self.embedder, self.consolidator, mode_settings(mode, self.base))
+    def engine(self, mode: str, planner: str | None = None) -> MemoryEngine:
+        """The mode's engine, with `planner` or else the run's (--planner both: off)."""
+        chosen = planner or ("off" if self.options.planner == "both" else self.options.planner)
+        settings = mode_settings(mode, self.base).model_copy(update={"planner": chosen})
+        return MemoryEngine(self.db, self.embedder, self.consolidator, settings)
 
     async def add_other_tenants(self, samples: Sequence[Sample], copies: int) -> None:
         """Copies of the same conversations in `copies` other tenants, written before any mode
@@ -133,10 +146,14 @@ class Bench:
     ) -> list[QuestionResult]:
         task = self.progress.add_task(f"{mode:6} {sample.name} recall", total=len(sample.questions))
         results = []
+        planning = self.engine(mode, "rules") if self.options.planner == "both" else None
         for question in sample.questions:
             evidence_ids = resolve_evidence(question.evidence, sample.refs, ids)
             result = await self.question(engine, owner, sample, question, evidence_ids, mode)
             results.append(result)
+            if planning is not None:
+                planned = await self.question(planning, owner, sample, question, evidence_ids, mode)
+                self.planned.setdefault(mode + PLANNED, []).append(replace(planned, mode=mode + PLANNED))
             await self.match_context(engine, owner, sample, question, result, evidence_ids)
             self.progress.advance(task)
         return results
@@ -153,7 +170,11 @@ class Bench:
         """Recall with the default budgets, then at each token budget; raw's dense hits; answers."""
         unconsolidated = mode in UNCONSOLIDATED
         recall = await engine.recall(
-            owner, question.question, budgets=self.options.budgets, include_consolidated=unconsolidated
+            owner,
+            question.question,
+            budgets=self.options.budgets,
+            include_consolidated=unconsolidated,
+            asked_at=question.asked_at,
         )
         reached, share, per_layer = score_question(question, evidence_ids, reached_interactions(recall))
         result = QuestionResult(
@@ -171,7 +192,11 @@ class Bench:
         )
         for budget in self.options.token_budgets:
             assembled = await engine.recall(
-                owner, question.question, tokens=budget, include_consolidated=unconsolidated
+                owner,
+                question.question,
+                tokens=budget,
+                include_consolidated=unconsolidated,
+                asked_at=question.asked_at,
             )
             assert assembled.context is not None
             result.at_tokens[str(budget)] = score_context(question, evidence_ids, assembled.context)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from consolidation.consolidating.consolidator import AnswerInput, Consolidator, EvidenceItem
 from consolidation.consolidating.runs import failed_run, run_record
@@ -30,11 +31,17 @@ class Answerer:
     # Where the answer's run is recorded.
     runs: ConsolidationStore
 
-    async def answer(self, owner: Owner, question: str, recall: Recall) -> Answer:
+    async def answer(
+        self, owner: Owner, question: str, recall: Recall, asked_at: datetime | None = None
+    ) -> Answer:
+        """One answer from `recall`; relative dates in `question` count from `asked_at` (else
+        from the day the recall's plan was asked on, when it has one)."""
         hits = _answer_hits(recall)
+        asked = asked_at if asked_at is not None or recall.plan is None else recall.plan.asked_at
         evidence = AnswerInput(
             question=question,
             as_of=recall.as_of,
+            asked_at=asked,
             facts=_evidence([h for h in hits if h.layer == "semantic"]),
             episodes=_evidence([h for h in hits if h.layer == "episodic"]),
             interactions=_evidence([h for h in hits if h.layer == "subconscious"]),

@@ -13,8 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from consolidation.providers.embedding_template import day_text
+from consolidation.recall.planning.relative import before
 from consolidation.types import Context, ContextItem, RecallHit
 from graph.models import Episode, Interaction
 
@@ -38,10 +40,14 @@ def rank(
     turns_lexical: Sequence[RecallHit],
     memory: Sequence[RecallHit],
     count: Callable[[str], int],
+    adjust: Callable[[list[Ranked]], list[Ranked]] | None = None,
 ) -> list[Ranked]:
     """The fused order of the turns, with each fact and episode of `memory` placed just before
-    the turn it is anchored to (see the module docstring)."""
+    the turn it is anchored to (see the module docstring). `adjust` rescores and reorders the
+    fused turns before anything is placed (a plan's window and order, planning/ranking.py)."""
     turns = _fused(turns_dense, turns_lexical)
+    if adjust is not None:
+        turns = adjust(turns)
     position = {r.hit.id: index for index, r in enumerate(turns)}
     lengths: dict[str, int] = {}  # turn id -> tokens of its line, counted once per recall
     placed: list[Ranked] = []
@@ -57,13 +63,11 @@ def rank(
 
 
 def shown_as(ranked: Sequence[Ranked], texts: Mapping[str, str]) -> list[Ranked]:
-    """`ranked` with the turns of `texts` (id -> text) shown by that text instead of theirs: a
-    turn focused on the query (consolidation/recall/sentences.py). Its rank and provenance stay."""
+    """`ranked` with the items of `texts` (id -> text) shown by that text instead of theirs: a
+    turn focused on the query (consolidation/recall/sentences.py), an item marked as the latest
+    or earlier statement on its topic (planning/ranking.py). Its rank and provenance stay."""
     return [
-        Ranked(replace(r.hit, text=texts[r.hit.id]), r.rank_score)
-        if r.hit.layer == "subconscious" and r.hit.id in texts
-        else r
-        for r in ranked
+        Ranked(replace(r.hit, text=texts[r.hit.id]), r.rank_score) if r.hit.id in texts else r for r in ranked
     ]
 
 
@@ -106,14 +110,22 @@ def render(hit: RecallHit) -> str:
     return f"- {hit.text}"
 
 
-def day_header(hit: RecallHit) -> str | None:
-    """`8 May 2023:`, the line the turns of that day are listed under; None for a fact or episode."""
+def day_header(hit: RecallHit, asked_at: datetime | None = None) -> str | None:
+    """`8 May 2023:`, the line the turns of that day are listed under; None for a fact or episode.
+    With `asked_at`, how long before the question the day was: `8 May 2023 (3 weeks before):`."""
     item = hit.item
-    return f"{day_text(item.occurred_at)}:" if isinstance(item, Interaction) else None
+    if not isinstance(item, Interaction):
+        return None
+    if asked_at is None:
+        return f"{day_text(item.occurred_at)}:"
+    return f"{day_text(item.occurred_at)} ({before(item.occurred_at, asked_at)}):"
 
 
-def assemble(ranked: Sequence[Ranked], budget: int, count: Callable[[str], int]) -> Context:
-    """The best-ranked items whose rendered lines, with section headers, fit in `budget` tokens."""
+def assemble(
+    ranked: Sequence[Ranked], budget: int, count: Callable[[str], int], asked_at: datetime | None = None
+) -> Context:
+    """The best-ranked items whose rendered lines, with section headers, fit in `budget` tokens;
+    day headers say how long before `asked_at` each day was when it is given."""
     facts_of = _facts_by_turn(ranked)
     chosen: dict[str, ContextItem] = {}
     held: dict[str, str] = {}  # interaction id -> id of the chosen fact or episode standing for it
@@ -125,7 +137,7 @@ def assemble(ranked: Sequence[Ranked], budget: int, count: Callable[[str], int])
         line = render(hit)
         cost = count(line) + 1  # the newline
         freed = _freed(hit, chosen)
-        header = _header_cost(hit, chosen, freed, count)
+        header = _header_cost(hit, chosen, freed, count, asked_at)
         if used + cost + header - sum(chosen[i].tokens for i in freed) > budget:
             continue
         for turn in freed:
@@ -134,12 +146,12 @@ def assemble(ranked: Sequence[Ranked], budget: int, count: Callable[[str], int])
         used += cost + header
         held |= dict.fromkeys(_stood_for(hit, chosen, facts_of), hit.id)
     items = list(chosen.values())
-    context = _context(items, budget, count)
+    context = _context(items, budget, count, asked_at)
     # Tokens of joined lines can differ from the sum of the lines' by a few: drop the
     # lowest-ranked item until the text itself fits.
     while context.tokens > budget and items:
         items.remove(min(items, key=lambda c: c.rank_score))
-        context = _context(items, budget, count)
+        context = _context(items, budget, count, asked_at)
     return context
 
 
@@ -178,36 +190,42 @@ def _freed(hit: RecallHit, chosen: dict[str, ContextItem]) -> list[str]:
 
 
 def _header_cost(
-    hit: RecallHit, chosen: dict[str, ContextItem], freed: list[str], count: Callable[[str], int]
+    hit: RecallHit,
+    chosen: dict[str, ContextItem],
+    freed: list[str],
+    count: Callable[[str], int],
+    asked_at: datetime | None,
 ) -> int:
     """The headers `hit` would be the first under: its section's, and a turn's day header."""
     present = [c.hit for i, c in chosen.items() if i not in freed]
     cost = 0 if hit.layer in {h.layer for h in present} else count(dict(SECTIONS)[hit.layer]) + 1
-    day = day_header(hit)
-    if day is not None and day not in {day_header(h) for h in present}:
+    day = day_header(hit, asked_at)
+    if day is not None and day not in {day_header(h, asked_at) for h in present}:
         cost += count(day) + 1
     return cost
 
 
-def _context(items: list[ContextItem], budget: int, count: Callable[[str], int]) -> Context:
+def _context(
+    items: list[ContextItem], budget: int, count: Callable[[str], int], asked_at: datetime | None
+) -> Context:
     lines: list[str] = []
     ordered: list[ContextItem] = []
     for layer, header in SECTIONS:
         group = sorted((c for c in items if c.hit.layer == layer), key=_when)
         if group:
             lines.append(header)
-            lines += _with_day_headers(group)
+            lines += _with_day_headers(group, asked_at)
             ordered += group
     text = "\n".join(lines)
     return Context(text=text, tokens=count(text) if text else 0, budget=budget, items=ordered)
 
 
-def _with_day_headers(group: list[ContextItem]) -> list[str]:
+def _with_day_headers(group: list[ContextItem], asked_at: datetime | None) -> list[str]:
     """The group's lines in time order, a day header before the first turn of each day."""
     lines: list[str] = []
     last: str | None = None
     for item in group:
-        day = day_header(item.hit)
+        day = day_header(item.hit, asked_at)
         if day is not None and day != last:
             lines.append(day)
             last = day

@@ -13,6 +13,8 @@ import numpy as np
 from consolidation.consolidating.offline import annotate_relative_dates
 from consolidation.providers.embedders import Embedder
 from consolidation.recall import context as contexts
+from consolidation.recall.planning import Order, Plan
+from consolidation.recall.planning import ranking as planned
 from consolidation.recall.relevance import anything_relevant
 from consolidation.recall.sentences import WHOLE_TURNS, Matrix, focus
 from consolidation.recall.tokens import count_tokens
@@ -58,12 +60,14 @@ class Recaller:
         tokens: int | None = None,
         scope: ScopeFilter = NO_FILTER,
         min_score: float | None = None,
+        plan: Plan | None = None,
     ) -> Recall:
         """The per-layer lists under `budgets`; with `tokens`, also one assembled context of at
         most that many tokens, drawn from a pool sized to fill it (consolidation/recall/context.py).
-        `scope` narrows every layer inside the store's statements (docs/scopes.md#filters)."""
+        `scope` narrows every layer inside the store's statements (docs/scopes.md#filters); a
+        `plan` widens the pools and moves the ranking (consolidation/recall/planning/ranking.py)."""
         vector = (await self.embedder.embed([query]))[0].tolist()
-        pools = budgets if tokens is None else context_pools(budgets, tokens)
+        pools = planned.widened(plan, budgets if tokens is None else context_pools(budgets, tokens))
         # A context may hold a consolidated turn whose episode it leaves out.
         wide = include_consolidated or tokens is not None
         if as_of is not None:
@@ -80,13 +84,14 @@ class Recaller:
                 scope=scope,
             )
         visible = _subconscious_filter(include_consolidated, as_of)
-        sub_ranked = fused(
+        sub_ranked = _planned(
+            plan,
             [h for h in found.interactions.dense if visible(h.item)],
             [h for h in found.interactions.lexical if visible(h.item)],
-            k=budgets.subconscious,
+            budgets.subconscious,
         )
-        epi_ranked = fused(found.episodes.dense, found.episodes.lexical, k=budgets.episodic)
-        sem_ranked = fused(found.facts.dense, found.facts.lexical, k=budgets.semantic)
+        epi_ranked = _planned(plan, found.episodes.dense, found.episodes.lexical, budgets.episodic)
+        sem_ranked = _planned(plan, found.facts.dense, found.facts.lexical, budgets.semantic)
         if min_score is not None:
             sub_ranked = _reaching(sub_ranked, min_score)
             epi_ranked = _reaching(epi_ranked, min_score)
@@ -95,9 +100,9 @@ class Recaller:
         wanted = (epi, sem) if tokens is None else (_all(found.episodes), _all(found.facts))
         # Provenance only for what is returned.
         sources = await self.stores.search.sources(owner, _ids(wanted[0]), _ids(wanted[1]))
-        context = (
-            None if tokens is None else await self._context(owner, found, sources, tokens, vector, min_score)
-        )
+        context = None
+        if tokens is not None:
+            context = await self._context(owner, found, sources, tokens, vector, min_score, plan)
         return Recall(
             query,
             as_of,
@@ -105,6 +110,7 @@ class Recaller:
             _with_ranks(_episode_hits(epi, sources), epi_ranked),
             _with_ranks(_fact_hits(sem, sources), sem_ranked),
             context,
+            plan,
         )
 
     async def _context(
@@ -115,19 +121,27 @@ class Recaller:
         tokens: int,
         vector: list[float],
         min_score: float | None,
+        plan: Plan | None,
     ) -> Context:
         nothing_relevant = not anything_relevant(found, self.dense_floor)
         if nothing_relevant and self.relevance:
             return Context(text="", tokens=0, budget=tokens, items=[], nothing_relevant=True)
-        ranked = _ranked(found, sources)
+        ranked = _ranked(found, sources, plan)
         if min_score is not None:
             ranked = [r for r in ranked if r.rank_score >= min_score]
-        shown: dict[str, str] = {}  # turn id -> its text as the context shows it
+        shown: dict[str, str] = {}  # item id -> its text as the context shows it
         if self.focus:
             shown = await self._focused(owner, ranked, np.asarray(vector, dtype=np.float32))
         if self.dates:
             shown = _dated(ranked, shown)
-        context = contexts.assemble(contexts.shown_as(ranked, shown), tokens, count_tokens)
+        shown = _marked(plan, ranked, shown)
+        if plan is not None and plan.order is Order.LATEST:
+            facts = [r.hit.id for r in ranked if r.hit.layer == "semantic"]
+            shown = planned.with_replaced(
+                ranked_items(ranked), shown, await self.stores.search.replaced(owner, facts)
+            )
+        asked_at = plan.asked_at if plan is not None and plan.temporal else None
+        context = contexts.assemble(contexts.shown_as(ranked, shown), tokens, count_tokens, asked_at)
         return replace(context, nothing_relevant=nothing_relevant)
 
     async def _focused(self, owner: Owner, ranked: list[contexts.Ranked], query: Matrix) -> dict[str, str]:
@@ -220,14 +234,59 @@ def _dated(ranked: list[contexts.Ranked], shown: dict[str, str]) -> dict[str, st
     return dated
 
 
-def _ranked(found: RecallCandidates, sources: Sources) -> list[contexts.Ranked]:
+def _ranked(found: RecallCandidates, sources: Sources, plan: Plan | None = None) -> list[contexts.Ranked]:
     memory = [
         *_episode_hits(found.episodes.dense + found.episodes.lexical, sources),
         *_fact_hits(found.facts.dense + found.facts.lexical, sources),
     ]
     turns = found.interactions
     dense, lexical = _interaction_hits(turns.dense), _interaction_hits(turns.lexical)
-    return contexts.rank(dense, lexical, memory, count_tokens)
+
+    def adjust(fused_turns: list[contexts.Ranked]) -> list[contexts.Ranked]:
+        moved = planned.rescored(plan, fused_turns, lambda r: r.hit.item, lambda r: r.rank_score)
+        return [contexts.Ranked(r.hit, score) for r, score in moved]
+
+    adjusted = contexts.rank(
+        dense, lexical, memory, count_tokens, None if plan is None or plan.empty else adjust
+    )
+    if plan is None or plan.order is None:
+        return adjusted
+    # Facts and episodes on the topic in the plan's order too (their anchors moved with the
+    # window already); the turns keep the order `adjust` gave them.
+    moved = planned.rescored(
+        replace(plan, window=None), adjusted, lambda r: r.hit.item, lambda r: r.rank_score
+    )
+    final = [contexts.Ranked(r.hit, score) if r.hit.layer != "subconscious" else r for r, score in moved]
+    return sorted(final, key=lambda r: r.rank_score, reverse=True)
+
+
+def ranked_items(ranked: list[contexts.Ranked]) -> list[tuple[str, str]]:
+    """(id, text) of each ranked hit."""
+    return [(r.hit.id, r.hit.text) for r in ranked]
+
+
+def _marked(plan: Plan | None, ranked: list[contexts.Ranked], shown: dict[str, str]) -> dict[str, str]:
+    """`shown` with the order marks of `plan` in front of each marked item's text."""
+    marks = planned.marks(plan, [r.hit.item for r in ranked])
+    if not marks:
+        return shown
+    marked = dict(shown)
+    for entry in ranked:
+        mark = marks.get(entry.hit.id)
+        if mark is not None:
+            marked[entry.hit.id] = mark + shown.get(entry.hit.id, entry.hit.text)
+    return marked
+
+
+def _planned(
+    plan: Plan | None, dense: Sequence[Hit[T]], lexical: Sequence[Hit[T]], k: int
+) -> list[tuple[Hit[T], float]]:
+    """A layer's fused list of `k`, moved by `plan` (the whole pool first, then cut)."""
+    if plan is None or plan.empty:
+        return fused(dense, lexical, k=k)
+    pool = fused(dense, lexical, k=len(dense) + len(lexical))
+    moved = planned.rescored(plan, pool, lambda p: p[0].item, lambda p: p[1])
+    return [(hit, score) for (hit, _), score in moved[:k]]
 
 
 async def _nothing() -> list[Any]:

@@ -391,6 +391,17 @@ def test_a_support_session_in_the_explorer(
         expect(page.get_by_test_id("recall-context")).to_contain_text("sushi")
         shots.take(page, "recall-as-of")
 
+        # The question's day: "last week" resolves against it, and the plan says so.
+        page.get_by_label("As of (UTC)").fill("")
+        page.get_by_label("Query").fill("What sushi did I have last week?")
+        asked = T0 + timedelta(days=STORY_DAY + 9, hours=12)
+        page.get_by_label("Asked on (UTC)").fill(asked.strftime("%Y-%m-%dT%H:%M"))
+        page.get_by_role("button", name="Recall").click()
+        plan = page.get_by_test_id("recall-plan")
+        expect(plan).to_contain_text("“last week”", timeout=30_000)
+        expect(plan).to_contain_text(asked.strftime("%Y-%m-%d %H:%M"))
+        shots.take(page, "recall-plan")
+
         # Live: a remember sent from here (consolidated in the background) arrives as a MERGED
         # event once the page's subscription is open.
         page.get_by_role("link", name="Timeline", exact=True).click()

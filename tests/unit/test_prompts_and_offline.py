@@ -130,6 +130,7 @@ def test_answer_messages_carry_question_as_of_and_all_layers() -> None:
     inp = AnswerInput(
         question="What does Caroline love?",
         as_of=datetime(2023, 6, 1, 12, 0, tzinfo=timezone(timedelta(hours=2))),
+        asked_at=datetime(2023, 6, 14, 9, 0, tzinfo=UTC),
         facts=[EvidenceItem(id="f1", text="Caroline loves sushi.", at=MAY_8)],
         episodes=[EvidenceItem(id="e1", text="Sushi episode", at=None)],
         interactions=[EvidenceItem(id="i1", text="I love sushi", at=MAY_8)],
@@ -137,6 +138,7 @@ def test_answer_messages_carry_question_as_of_and_all_layers() -> None:
     document = data_of(answer.messages(inp))
     assert document["question"] == "What does Caroline love?"
     assert document["as_of"] == "2023-06-01T10:00:00Z"  # converted to UTC
+    assert document["asked_at"] == "2023-06-14T09:00:00Z"
     assert document["facts"] == [{"id": "f1", "at": "2023-05-08T14:30:00Z", "text": "Caroline loves sushi."}]
     assert document["episodes"] == [{"id": "e1", "at": None, "text": "Sushi episode"}]
     assert [i["id"] for i in document["interactions"]] == ["i1"]  # type: ignore[attr-defined]

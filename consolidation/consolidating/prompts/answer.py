@@ -23,6 +23,8 @@ class EvidenceItem(common.PromptInput):
 class AnswerInput(common.PromptInput):
     question: str
     as_of: common.UtcDatetime | None = None
+    # When the question is asked: what "last week" or "how many days ago" in it count from.
+    asked_at: common.UtcDatetime | None = None
     facts: list[EvidenceItem] = Field(default_factory=list)
     episodes: list[EvidenceItem] = Field(default_factory=list)
     interactions: list[EvidenceItem] = Field(default_factory=list)
@@ -46,8 +48,8 @@ SYSTEM = (
     "- Be brief: a phrase or one sentence, with names and absolute dates where they matter.\n"
     "- When items disagree, prefer the most recent one; when `as_of` is given, answer as things "
     "stood at that time.\n"
-    "- Relative expressions in a question (last year, recently) refer to `as_of` when given, "
-    "otherwise to the latest memory.\n"
+    "- Relative expressions in a question (last year, recently, how many days ago) count from "
+    "`asked_at` when given, else from `as_of`, otherwise from the latest memory.\n"
     "- `used_ids`: the ids of the items the answer rests on, copied from the data."
 )
 
@@ -62,6 +64,7 @@ def messages(inp: AnswerInput) -> list[ChatMessage]:
     payload = {
         "question": inp.question,
         "as_of": common.iso(inp.as_of),
+        "asked_at": common.iso(inp.asked_at),
         "facts": _items(inp.facts),
         "episodes": _items(inp.episodes),
         "interactions": _items(inp.interactions),

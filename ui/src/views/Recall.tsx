@@ -1,5 +1,5 @@
-// The recall playground: a query, an as-of time, per-layer budgets and a token budget; the three
-// layers with scores and provenance, and the assembled context.
+// The recall playground: a query, an as-of time, the question's day, per-layer budgets and a token
+// budget; the plan the planner read, the three layers with scores and provenance, and the context.
 import { type FormEvent, type ReactNode, useState } from "react";
 import { useQuery } from "urql";
 import { Empty, ErrorBox, Loading, Time } from "../common";
@@ -7,10 +7,11 @@ import { graphql } from "../gql";
 import { href } from "../route";
 
 const RECALL = graphql(`
-  query RecallPlayground($user: ID!, $query: String!, $asOf: DateTime, $budget: BudgetInput) {
-    recall(userId: $user, query: $query, asOf: $asOf, budget: $budget) {
+  query RecallPlayground($user: ID!, $query: String!, $asOf: DateTime, $askedAt: DateTime, $budget: BudgetInput) {
+    recall(userId: $user, query: $query, asOf: $asOf, askedAt: $askedAt, budget: $budget) {
       query
       asOf
+      plan { source askedAt window { start end text } order kind entities unresolved }
       subconscious { score rankScore interaction { id seq text occurredAt consolidated } }
       episodic { score rankScore episode { id title version summary } sources { id seq text } }
       semantic { score rankScore fact { id text kind status validFrom validTo } sources { id seq text } }
@@ -19,18 +20,29 @@ const RECALL = graphql(`
   }
 `);
 
-type Form = { query: string; asOf: string; subconscious: number; episodic: number; semantic: number; tokens: string };
-type Asked = { query: string; asOf: string | null; budget: { subconscious: number; episodic: number; semantic: number; tokens: number | null } };
+type Form = { query: string; asOf: string; askedAt: string; subconscious: number; episodic: number; semantic: number; tokens: string };
+type Asked = {
+  query: string;
+  asOf: string | null;
+  askedAt: string | null;
+  budget: { subconscious: number; episodic: number; semantic: number; tokens: number | null };
+};
+
+// datetime-local has no zone: the fields are labelled UTC, so read them as UTC.
+const utc = (value: string) => (value ? new Date(`${value}:00Z`).toISOString() : null);
 
 function asked(form: Form): Asked {
-  // datetime-local has no zone: the field is labelled UTC, so read it as UTC.
-  const asOf = form.asOf ? new Date(`${form.asOf}:00Z`).toISOString() : null;
   const tokens = form.tokens.trim() ? Number(form.tokens) : null;
-  return { query: form.query, asOf, budget: { subconscious: form.subconscious, episodic: form.episodic, semantic: form.semantic, tokens } };
+  return {
+    query: form.query,
+    asOf: utc(form.asOf),
+    askedAt: utc(form.askedAt),
+    budget: { subconscious: form.subconscious, episodic: form.episodic, semantic: form.semantic, tokens },
+  };
 }
 
 export function RecallPlayground({ user }: { user: string }) {
-  const [form, setForm] = useState<Form>({ query: "", asOf: "", subconscious: 10, episodic: 5, semantic: 10, tokens: "400" });
+  const [form, setForm] = useState<Form>({ query: "", asOf: "", askedAt: "", subconscious: 10, episodic: 5, semantic: 10, tokens: "400" });
   const [request, setRequest] = useState<Asked | null>(null);
   const set = (patch: Partial<Form>) => setForm((current) => ({ ...current, ...patch }));
   const submit = (event: FormEvent) => {
@@ -48,6 +60,10 @@ export function RecallPlayground({ user }: { user: string }) {
         <label>
           As of (UTC)
           <input type="datetime-local" value={form.asOf} onChange={(e) => set({ asOf: e.target.value })} name="asOf" />
+        </label>
+        <label>
+          Asked on (UTC)
+          <input type="datetime-local" value={form.askedAt} onChange={(e) => set({ askedAt: e.target.value })} name="askedAt" />
         </label>
         <fieldset>
           <legend>Budget</legend>
@@ -113,6 +129,7 @@ function RecallResult({ user, request }: { user: string; request: Asked }) {
       <p className="muted">
         “{recall.query}”{recall.asOf ? <> as of <Time at={recall.asOf} /></> : " now"}
       </p>
+      {recall.plan && <PlanView plan={recall.plan} />}
       <div className="layers">
         <Layer title="Semantic (facts)" testId="layer-semantic" hits={recall.semantic} idOf={(hit) => hit.fact.id}>
           {(hit) => (
@@ -150,5 +167,35 @@ function RecallResult({ user, request }: { user: string; request: Asked }) {
         <p className="muted">Give a token budget to assemble one.</p>
       )}
     </div>
+  );
+}
+
+type PlanShown = {
+  source: string;
+  askedAt: string;
+  window?: { start: string; end: string; text: string } | null;
+  order?: string | null;
+  kind: string;
+  entities: string[];
+  unresolved: string[];
+};
+
+/** What the planner read from the query (no LLM call): the day asked, a window, order, kind, names. */
+function PlanView({ plan }: { plan: PlanShown }) {
+  return (
+    <dl className="plan" data-testid="recall-plan">
+      <dt>asked</dt>
+      <dd><Time at={plan.askedAt} /></dd>
+      <dt>window</dt>
+      <dd>{plan.window ? <>“{plan.window.text}”: <Time at={plan.window.start} /> to <Time at={plan.window.end} /></> : "none"}</dd>
+      <dt>order</dt>
+      <dd>{plan.order ? plan.order.toLowerCase() : "by relevance"}</dd>
+      <dt>kind</dt>
+      <dd>{plan.kind.toLowerCase()}</dd>
+      {plan.entities.length > 0 && (<><dt>names</dt><dd>{plan.entities.join(", ")}</dd></>)}
+      {plan.unresolved.length > 0 && (<><dt>not dated</dt><dd>{plan.unresolved.join(", ")}</dd></>)}
+      <dt>planner</dt>
+      <dd>{plan.source}</dd>
+    </dl>
   );
 }

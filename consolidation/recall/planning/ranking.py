@@ -1,0 +1,149 @@
+"""What a plan does to a recall: wider pools for counts and windows, a boost in the fused
+ranking for items inside the window, the latest (or earliest) statements on the topic first,
+and marks on what is older. Figures and reasons: docs/design/planner.md."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+from consolidation.recall.planning.plan import Order, Plan, QuestionKind
+from consolidation.types import Budgets
+from graph.models import Episode, Fact, Interaction
+
+T = TypeVar("T")
+# One list's top reciprocal rank (1 / (60 + 1)): an item in the window ranks as if one view
+# had put it one place higher than the best, so the window decides among close candidates only
+# when the query matches them less well.
+WINDOW_BOOST = 1.0 / 61
+# The newest of the topic's best turns gains this much, the oldest nothing, linearly between.
+ORDER_BOOST = 1.0 / 61
+# The topic of an order question: this many of the best-ranked items of a layer.
+TOPIC_SIZE = 10
+# Counts and windows search this many times deeper.
+WIDEN = 2
+POOL_CAP = 400
+LATEST_MARK = "(latest) "
+EARLIER_MARK = "(earlier) "
+FIRST_MARK = "(earliest) "
+REPLACED_MARK = "(earlier: "
+
+
+def widened(plan: Plan | None, budgets: Budgets) -> Budgets:
+    """The pools a plan searches: deeper for a count or a window, since what it needs is spread
+    over sessions or may rank low by wording."""
+    if plan is None or (plan.kind is not QuestionKind.AGGREGATE and plan.window is None):
+        return budgets
+    return Budgets(
+        subconscious=min(POOL_CAP, budgets.subconscious * WIDEN),
+        episodic=min(POOL_CAP, budgets.episodic * WIDEN),
+        semantic=min(POOL_CAP, budgets.semantic * WIDEN),
+    )
+
+
+def moment(item: Interaction | Episode | Fact) -> datetime:
+    """When an item was said: a turn's time, an episode's last turn, a fact's start."""
+    if isinstance(item, Interaction):
+        return item.occurred_at
+    if isinstance(item, Episode):
+        return item.last_at
+    return item.valid_from
+
+
+def _in_window(plan: Plan, item: Interaction | Episode | Fact) -> bool:
+    window = plan.window
+    if window is None:
+        return False
+    if isinstance(item, Episode):
+        return window.overlaps(item.first_at, item.last_at)
+    return window.holds(moment(item))
+
+
+def rescored(
+    plan: Plan | None,
+    entries: Sequence[T],
+    item_of: Callable[[T], Interaction | Episode | Fact],
+    score_of: Callable[[T], float],
+) -> list[tuple[T, float]]:
+    """`entries` with their scores moved by the plan, highest first: the window's boost, then
+    the order's among each layer's `TOPIC_SIZE` best."""
+    scores = [score_of(e) for e in entries]
+    if plan is None or plan.empty:
+        return sorted(zip(entries, scores, strict=True), key=lambda p: p[1], reverse=True)
+    if plan.window is not None:
+        scores = [
+            s + (WINDOW_BOOST if _in_window(plan, item_of(e)) else 0.0)
+            for e, s in zip(entries, scores, strict=True)
+        ]
+    if plan.order is not None:
+        for index, gain in _order_gains(plan.order, entries, item_of, scores).items():
+            scores[index] += gain
+    return sorted(zip(entries, scores, strict=True), key=lambda p: p[1], reverse=True)
+
+
+def topic(
+    entries: Sequence[T], item_of: Callable[[T], Interaction | Episode | Fact], scores: Sequence[float]
+) -> list[int]:
+    """Indexes of each layer's `TOPIC_SIZE` best-scored entries."""
+    best: dict[type, list[int]] = {}
+    for index in sorted(range(len(entries)), key=lambda i: scores[i], reverse=True):
+        group = best.setdefault(type(item_of(entries[index])), [])
+        if len(group) < TOPIC_SIZE:
+            group.append(index)
+    return [i for group in best.values() for i in group]
+
+
+def _order_gains(
+    order: Order,
+    entries: Sequence[T],
+    item_of: Callable[[T], Interaction | Episode | Fact],
+    scores: Sequence[float],
+) -> dict[int, float]:
+    gains: dict[int, float] = {}
+    chosen = topic(entries, item_of, scores)
+    by_layer: dict[type, list[int]] = {}
+    for index in chosen:
+        by_layer.setdefault(type(item_of(entries[index])), []).append(index)
+    for group in by_layer.values():
+        timed = sorted(group, key=lambda i: moment(item_of(entries[i])), reverse=order is Order.LATEST)
+        last = max(len(timed) - 1, 1)
+        for place, index in enumerate(timed):
+            gains[index] = ORDER_BOOST * (1.0 - place / last) if len(timed) > 1 else 0.0
+    return gains
+
+
+def marks(plan: Plan | None, ranked: Sequence[Interaction | Episode | Fact]) -> dict[str, str]:
+    """Item id -> the mark its line starts with for an order question: in each layer's topic
+    (the first `TOPIC_SIZE` of `ranked`, best first), the newest statement is `(latest)` and the
+    others `(earlier)` (`(earliest)` first for "first" questions). Nothing for other plans."""
+    if plan is None or plan.order is None:
+        return {}
+    found: dict[str, str] = {}
+    layers: dict[type, list[Interaction | Episode | Fact]] = {}
+    for item in ranked:
+        group = layers.setdefault(type(item), [])
+        if len(group) < TOPIC_SIZE:
+            group.append(item)
+    for group in layers.values():
+        if len(group) < 2 or len({moment(i) for i in group}) < 2:
+            continue
+        timed = sorted(group, key=moment)
+        if plan.order is Order.LATEST:
+            found |= {i.id: EARLIER_MARK for i in timed[:-1]} | {timed[-1].id: LATEST_MARK}
+        else:
+            found |= {timed[0].id: FIRST_MARK}
+    return found
+
+
+def with_replaced(
+    items: Sequence[tuple[str, str]], shown: dict[str, str], replaced: dict[str, list[str]]
+) -> dict[str, str]:
+    """`shown` (id -> text) with each fact that superseded others followed by the value it
+    replaced: "... (earlier: <the newest replaced fact>)", so a reader sees an update as one."""
+    found = dict(shown)
+    for item_id, text in items:
+        older = replaced.get(item_id)
+        if older:
+            found[item_id] = f"{shown.get(item_id, text)} {REPLACED_MARK}{older[0]})"
+    return found

@@ -1,0 +1,6 @@
+// The texts of the facts that some of a user's recalled facts replaced (SUPERSEDES), newest first:
+// what a context shows as the earlier value beside the latest (consolidation/recall/planning/).
+MATCH (f:Fact {tenant: $tenant, user_id: $user_id})-[:SUPERSEDES]->(old:Fact {tenant: $tenant, user_id: $user_id})
+WHERE f.id IN $ids
+WITH f, old ORDER BY old.valid_from DESC
+RETURN f.id AS id, collect(old.text) AS texts

@@ -1,0 +1,114 @@
+"""The rule planner: windows resolved against the question's day, order, kind and names."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from consolidation.recall.planning import Order, QuestionKind, plan_question
+from consolidation.recall.planning.relative import before
+
+ASKED = datetime(2023, 6, 14, 13, 43, tzinfo=UTC)  # a Wednesday
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("What did I eat yesterday?", date(2023, 6, 13), date(2023, 6, 14)),
+        ("What did I do last week?", date(2023, 6, 5), date(2023, 6, 12)),
+        ("Where did I go last weekend?", date(2023, 6, 10), date(2023, 6, 12)),
+        ("What did I buy two months ago?", date(2023, 4, 1), date(2023, 5, 1)),
+        ("Who did I meet 10 days ago?", date(2023, 6, 3), date(2023, 6, 6)),
+        ("What did I start three weeks ago?", date(2023, 5, 20), date(2023, 5, 29)),
+        ("What did I read in May?", date(2023, 5, 1), date(2023, 6, 1)),
+        # A month after the question's month: the year before.
+        ("Where did I travel in August?", date(2022, 8, 1), date(2022, 9, 1)),
+        ("What happened in May 2021?", date(2021, 5, 1), date(2021, 6, 1)),
+        ("What happened on May 8, 2023?", date(2023, 5, 8), date(2023, 5, 9)),
+        ("Who called on 3 March?", date(2023, 3, 3), date(2023, 3, 4)),
+        ("What did Melanie paint last summer?", date(2022, 6, 1), date(2022, 9, 1)),
+        ("What did I plant this spring?", date(2023, 3, 1), date(2023, 6, 1)),
+        ("Which concerts did I attend in the past two months?", date(2023, 4, 13), date(2023, 6, 15)),
+        ("What did Jon do in 2022?", date(2022, 1, 1), date(2023, 1, 1)),
+        ("What did I cook last month?", date(2023, 5, 1), date(2023, 6, 1)),
+    ],
+)
+def test_a_window_resolves_against_the_day_asked(question: str, start: date, end: date) -> None:
+    window = plan_question(question, ASKED).window
+    assert window is not None
+    assert (window.start.date(), window.end.date()) == (start, end)
+    assert window.text.lower() in question.lower()
+
+
+def test_the_same_words_resolve_to_another_window_on_another_day() -> None:
+    later = plan_question("What did I do last week?", datetime(2024, 1, 3, tzinfo=UTC)).window
+    assert later is not None
+    assert later.start.date() == date(2023, 12, 25)
+
+
+def test_an_event_the_rules_cannot_date_is_kept_unresolved() -> None:
+    plan = plan_question("What books did I read before I moved to Paris?", ASKED)
+    assert plan.window is None
+    assert plan.unresolved == ["before I moved to Paris"]
+
+
+@pytest.mark.parametrize(
+    ("question", "order"),
+    [
+        ("What is my current job title?", Order.LATEST),
+        ("Where do I live now?", Order.LATEST),
+        ("Do I still play the violin?", Order.LATEST),
+        ("What did I most recently buy?", Order.LATEST),
+        ("Which did I visit first, Rome or Oslo?", Order.EARLIEST),
+        ("What was my first car?", Order.EARLIEST),
+        ("What is my favourite colour?", None),
+    ],
+)
+def test_order(question: str, order: Order | None) -> None:
+    assert plan_question(question, ASKED).order is order
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many times did I go hiking?", QuestionKind.AGGREGATE),
+        ("What activities does Melanie enjoy?", QuestionKind.AGGREGATE),
+        ("List all the places I lived.", QuestionKind.AGGREGATE),
+        ("How many days ago did I go to the dentist?", QuestionKind.DURATION),
+        ("How long ago did I adopt the cat?", QuestionKind.DURATION),
+        ("How many weeks passed between the trip and the wedding?", QuestionKind.DURATION),
+        # A latest value asked for by "how many" is one statement, not a count of them.
+        ("How many followers do I currently have?", QuestionKind.LOOKUP),
+        ("Where did I park?", QuestionKind.LOOKUP),
+    ],
+)
+def test_kind(question: str, kind: QuestionKind) -> None:
+    assert plan_question(question, ASKED).kind is kind
+
+
+def test_names_are_the_capitalized_words_but_question_words_months_and_i() -> None:
+    plan = plan_question("When did Caroline meet Jon Smith in May, and did I join?", ASKED)
+    assert plan.entities == ["Caroline", "Jon Smith"]
+
+
+def test_a_plain_question_changes_nothing() -> None:
+    plan = plan_question("What is my favourite colour?", ASKED)
+    assert plan.empty and not plan.temporal
+    assert plan.asked_at == ASKED
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        (datetime(2023, 6, 14, 1, tzinfo=UTC), "the same day"),
+        (datetime(2023, 6, 13, tzinfo=UTC), "1 day before"),
+        (datetime(2023, 6, 1, tzinfo=UTC), "13 days before"),
+        (datetime(2023, 5, 24, tzinfo=UTC), "3 weeks before"),
+        (datetime(2023, 3, 14, tzinfo=UTC), "3 months before"),
+        (datetime(2020, 6, 1, tzinfo=UTC), "3 years before"),
+        (datetime(2023, 6, 16, tzinfo=UTC), "2 days after"),
+    ],
+)
+def test_how_long_before_the_question(said: datetime, shown: str) -> None:
+    assert before(said, ASKED) == shown
