@@ -65,9 +65,10 @@ class RecallSearch:
         episodes: int,
         facts: int,
         include_consolidated: bool,
+        parts: bool = True,
     ) -> RecallCandidates:
         """`text` None (or without a searchable word) skips the lexical view; a budget of 0
-        skips its layer."""
+        skips its layer. `parts` False scores a long interaction by its own vector alone."""
         budgets = {"k_interactions": interactions, "k_episodes": episodes, "k_facts": facts}
         scope = {
             **owner.params(),
@@ -80,6 +81,7 @@ class RecallSearch:
             vector=vector_param("query vector", vector, self.dimension),
             pool=max(interactions, episodes, facts, SEARCH_POOL),
             exact_limit=self.exact_limit,
+            parts=parts,
         )
         lucene = lucene_query(text, owner) if text is not None else None
         if text is None or lucene is None:
@@ -103,6 +105,24 @@ class RecallSearch:
             return {}
         rows = await self.db.read("queries/recall/sentence_vectors", **owner.params(), ids=ids)
         return {row["id"]: bytes(row["vectors"]) for row in rows}
+
+    async def part_scores(
+        self, owner: Owner, ids: list[str], vector: list[float]
+    ) -> dict[str, list[tuple[int, int, float]]]:
+        """Interaction id -> its parts as (start, end, cosine to `vector`) in text order, for those
+        of `ids` that have parts (long turns: consolidation/writing/parts.py)."""
+        if not ids:
+            return {}
+        rows = await self.db.read(
+            "queries/recall/part_scores",
+            **owner.params(),
+            ids=ids,
+            vector=vector_param("query vector", vector, self.dimension),
+        )
+        found: dict[str, list[tuple[int, int, float]]] = {}
+        for row in rows:
+            found.setdefault(row["id"], []).append((int(row["start"]), int(row["end"]), float(row["score"])))
+        return found
 
     async def sources(self, owner: Owner, episode_ids: list[str], fact_ids: list[str]) -> Sources:
         if not episode_ids and not fact_ids:

@@ -91,6 +91,8 @@ class UnitPipeline:
                 episodes=1,
                 facts=0,
                 include_consolidated=False,
+                # Recurrence compares turns by their own vectors, long ones too (not their parts).
+                parts=False,
             )
             target = self._merge_target(found.episodes.dense)
             if target is not None:

@@ -4,7 +4,10 @@
 // nothing (a retried write); the others get the next sequence numbers, in order, and are chained
 // with NEXT after the user's previous last interaction. Ids come from the caller; embeddings
 // arrive as float32 VECTOR parameters and are stored as float lists for the vector index; a
-// turn's sentence vectors (float16 bytes, for focusing a context on a query) are stored as sent.
+// turn's sentence vectors (float16 bytes, for focusing a context on a query) are stored as sent;
+// a long turn's parts (consolidation/writing/parts.py) become InteractionPart nodes it HAS_PART,
+// each a span of its text with its own vector (a plain float list: no vector index holds parts, as
+// indexing them cost seconds per long turn; recall/dense.cypher scans a user's parts).
 CYPHER 25
 MERGE (t:Tenant {id: $tenant})
 ON CREATE SET t.created_at = datetime()
@@ -32,6 +35,14 @@ CALL (u, fresh) {
   CREATE (u)-[:HAS]->(n)
   WITH n, r
   CALL db.create.setNodeVectorProperty(n, 'embedding', toFloatList(r.embedding))
+  CALL (n, r) {
+    UNWIND r.parts AS part
+    CREATE (n)-[:HAS_PART]->(p:InteractionPart {
+      id: part.id, tenant: $tenant, user_id: $user_id, interaction_id: n.id,
+      index: part.index, start: part.start, end: part.end
+    })
+    SET p.embedding = toFloatList(part.embedding)
+  }
   RETURN collect(n) AS created
 }
 CALL (u, created) {
