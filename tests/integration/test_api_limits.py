@@ -107,6 +107,18 @@ async def test_bad_reads_are_bad_user_input(caller: Caller, query: str) -> None:
     assert await _bad(caller, query) == "BAD_USER_INPUT"
 
 
+async def test_a_256_kb_turn_passes_every_limit_and_the_error_above_names_the_setting(
+    caller: Caller, db: Database
+) -> None:
+    text = "A long pasted document. " * (256 * 1024 // 24)
+    assert len(text.encode()) <= 256 * 1024
+    assert (await caller.gql(REMEMBER, _remember(text=text)))["remember"]["created"] is True
+    (error,) = await caller.errors(REMEMBER, _remember(text="x" * (256 * 1024 + 1)))
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "the limit is 262144 bytes (RECMEM_MAX_TEXT_BYTES)" in error["message"]
+    assert (await count_nodes(db, caller.tenant, "alice"))["Interaction"] == 1
+
+
 async def test_oversize_body_is_413(caller: Caller) -> None:
     response = await caller.post(REMEMBER, _remember(text="x" * (5 * 1024 * 1024)))
     assert response.status_code == 413
