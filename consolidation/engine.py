@@ -22,11 +22,12 @@ from consolidation.recall.answering import Answerer
 from consolidation.recall.filters import scope_filter
 from consolidation.recall.planning import plan_question
 from consolidation.recall.recaller import Recaller
-from consolidation.recall.sentences import embed_turns
+from consolidation.recall.sentences import embed_writes
 from consolidation.settings import EngineSettings
 from consolidation.stores import Stores
 from consolidation.types import Answer, Budgets, ConsolidationOutcome, Recall, RecallFilters, Remembered, Unit
 from consolidation.writing.checks import CheckedBatch, check_batch
+from consolidation.writing.parts import new_parts, part_spans, part_texts
 from consolidation.writing.user_locks import UserLocks
 from consolidation.writing.write_groups import WriteGroups
 from graph.database import Database
@@ -110,10 +111,15 @@ class MemoryEngine:
         # Concurrent writes of this process share a transaction (consolidation/writing/write_groups.py);
         # this one is checked in full before it joins, so its input cannot fail the others.
         with self.writes.arriving():
-            vectors, sentence_vectors = await embed_turns(
+            spans = [part_spans(u.text) for u in units]
+            vectors, sentence_vectors, part_vectors = await embed_writes(
                 self.embedder,
                 [render(u.text, u.speaker, u.occurred_at) for u in units],
                 [u.text for u in units],
+                [
+                    [render(t, u.speaker, u.occurred_at) for t in part_texts(u.text, s)]
+                    for u, s in zip(units, spans, strict=True)
+                ],
             )
             items = [
                 NewInteraction(
@@ -126,8 +132,11 @@ class MemoryEngine:
                     agent_id=u.agent_id,
                     metadata=u.metadata or None,
                     sentence_vectors=packed,
+                    parts=new_parts(span, found),
                 )
-                for u, vector, packed in zip(units, vectors, sentence_vectors, strict=True)
+                for u, vector, packed, span, found in zip(
+                    units, vectors, sentence_vectors, spans, part_vectors, strict=True
+                )
             ]
             prepared = self.stores.interactions.prepare(owner, items)
         stored = await self.writes.write(prepared)

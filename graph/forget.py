@@ -141,7 +141,8 @@ _fact_touch_from = decoder(FactTouch, embedding=lambda data: list(data["embeddin
 _plan_from = decoder(InteractionPlan, interaction_id=lambda data: data["id"])
 
 # What forgetting a user erases, in the order erase_user removes it.
-USER_LABELS = ("ConsolidationRun", "Fact", "Episode", "Interaction")
+# InteractionPart: a long interaction's parts (consolidation/writing/parts.py), erased with it.
+USER_LABELS = ("ConsolidationRun", "Fact", "Episode", "InteractionPart", "Interaction")
 
 
 class ForgetStore:
@@ -204,6 +205,7 @@ class ForgetStore:
             await run(tx, "queries/forget/redact_triggers", params | {"id": erasure.interaction_id})
             if not await run(tx, "queries/forget/relink_stream", params | {"id": erasure.interaction_id}):
                 raise NotFound(f"interaction {erasure.interaction_id!r} not found")
+            await run(tx, "queries/forget/delete_parts", params | {"id": erasure.interaction_id})
             await self._remove(tx, params, "Interaction", [erasure.interaction_id], quantized)
             await _rewrite(tx, params, erasure)
             if derived:

@@ -164,7 +164,19 @@ class PreparedWrite:
             record_id = new_id(INTERACTION_ID_PREFIX)
             first.update({ref: record_id} if ref is not None else {})
             self.ids.append(record_id)
-            self.rows.append(_row(record_id, item, embedding))
+            parts = [
+                {
+                    "id": f"{record_id}_p{number}",
+                    "index": number,
+                    "start": part.start,
+                    "end": part.end,
+                    "embedding": vector_param(
+                        f"interaction {index} part {number}", part.embedding, dimension
+                    ),
+                }
+                for number, part in enumerate(item.parts)
+            ]
+            self.rows.append(_row(record_id, item, embedding) | {"parts": parts})
 
     @property
     def size(self) -> int:

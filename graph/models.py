@@ -38,6 +38,16 @@ class Owner:
 
 
 @dataclass(frozen=True)
+class NewPart:
+    """One part of a long interaction (consolidation/writing/parts.py): a span of its text by
+    character offsets, with its own vector."""
+
+    start: int
+    end: int
+    embedding: VectorValues
+
+
+@dataclass(frozen=True)
 class NewInteraction:
     speaker: str
     text: str
@@ -52,6 +62,8 @@ class NewInteraction:
     # Its sentences' unit vectors as float16 bytes, row after row (consolidation/recall/sentences.py);
     # None for a turn of one sentence.
     sentence_vectors: bytes | None = None
+    # A long turn's parts, each searchable on its own; empty for a turn its one vector covers.
+    parts: tuple[NewPart, ...] = ()
 
 
 @dataclass(frozen=True)

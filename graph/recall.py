@@ -67,10 +67,12 @@ class RecallSearch:
         facts: int,
         include_consolidated: bool,
         scope: ScopeFilter = NO_FILTER,
+        parts: bool = True,
     ) -> RecallCandidates:
         """`text` None (or without a searchable word) skips the lexical view; a budget of 0
         skips its layer. `scope` filters both views inside their statements (the lexical one's
-        statistics stay the user's)."""
+        statistics stay the user's). `parts` False scores a long interaction by its own vector
+        alone."""
         budgets = {"k_interactions": interactions, "k_episodes": episodes, "k_facts": facts}
         shared = {
             **owner.params(),
@@ -85,6 +87,7 @@ class RecallSearch:
             pool=max(interactions, episodes, facts, SEARCH_POOL),
             exact_limit=self.exact_limit,
             filtered=scope.active,
+            parts=parts,
         )
         lucene = lucene_query(text, owner) if text is not None else None
         if text is None or lucene is None:
@@ -116,6 +119,24 @@ class RecallSearch:
             return {}
         rows = await self.db.read("queries/recall/replaced", **owner.params(), ids=fact_ids)
         return {row["id"]: list(row["texts"]) for row in rows}
+
+    async def part_scores(
+        self, owner: Owner, ids: list[str], vector: list[float]
+    ) -> dict[str, list[tuple[int, int, float]]]:
+        """Interaction id -> its parts as (start, end, cosine to `vector`) in text order, for those
+        of `ids` that have parts (long turns: consolidation/writing/parts.py)."""
+        if not ids:
+            return {}
+        rows = await self.db.read(
+            "queries/recall/part_scores",
+            **owner.params(),
+            ids=ids,
+            vector=vector_param("query vector", vector, self.dimension),
+        )
+        found: dict[str, list[tuple[int, int, float]]] = {}
+        for row in rows:
+            found.setdefault(row["id"], []).append((int(row["start"]), int(row["end"]), float(row["score"])))
+        return found
 
     async def sources(self, owner: Owner, episode_ids: list[str], fact_ids: list[str]) -> Sources:
         if not episode_ids and not fact_ids:

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from graph.database import Database
+from graph.models import NewPart
 from graph.records import instant
 from graph.validation import VectorValues
 from graph.vectors import vector_param
@@ -68,18 +69,29 @@ class ReembedStore:
         nodes: Sequence[StaleNode],
         vectors: Sequence[VectorValues],
         sentence_vectors: Sequence[bytes | None] | None = None,
+        parts: Sequence[Sequence[NewPart]] | None = None,
     ) -> int:
         """Store the vectors (and an interaction's packed sentence vectors) and mark the nodes, in
         one transaction; how many were written (a node changed or erased since it was read is not)."""
         sentences = sentence_vectors if sentence_vectors is not None else [None] * len(nodes)
+        each = parts if parts is not None else [()] * len(nodes)
         rows = [
             {
                 "id": node.id,
                 "text": node.text,
                 "embedding": vector_param(f"vector of {node.id}", v, self.dimension),
                 "sentence_vectors": packed,
+                "parts": [
+                    {
+                        "index": i,
+                        "start": p.start,
+                        "end": p.end,
+                        "embedding": vector_param(f"part {i} of {node.id}", p.embedding, self.dimension),
+                    }
+                    for i, p in enumerate(found)
+                ],
             }
-            for node, v, packed in zip(nodes, vectors, sentences, strict=True)
+            for node, v, packed, found in zip(nodes, vectors, sentences, each, strict=True)
         ]
         written = await self.db.write(_WRITES[layer], rows=rows, key=self.key)
         return int(written[0]["written"]) if written else 0

@@ -29,12 +29,14 @@ def require_name(what: str, value: str) -> None:
     utf8_size(what, value)
 
 
-def require_text(what: str, text: str, max_bytes: int) -> None:
+def require_text(what: str, text: str, max_bytes: int, *, setting: str | None = None) -> None:
+    """Non-blank and at most `max_bytes` in UTF-8; the error names `setting` when one sets the limit."""
     if not text or not text.strip():
         raise InvalidInput(f"{what} must not be empty")
     size = utf8_size(what, text)
     if size > max_bytes:
-        raise InvalidInput(f"{what} is {size} bytes; the limit is {max_bytes}")
+        named = f" ({setting})" if setting else ""
+        raise InvalidInput(f"{what} is {size} bytes; the limit is {max_bytes} bytes{named}")
 
 
 def utf8_size(what: str, text: str) -> int:

@@ -54,7 +54,7 @@ NODE_LABELS: dict[str, str] = {
 # Names and ids (tenant, user id, speaker, session id, source ref, node ids in cursors): characters.
 MAX_ID_CHARS = 256
 # The default bound on one interaction's text (RECMEM_MAX_TEXT_BYTES overrides it): UTF-8 bytes.
-DEFAULT_MAX_TEXT_BYTES = 32 * 1024
+DEFAULT_MAX_TEXT_BYTES = 256 * 1024
 # What a consolidation may store: an episode's summary and a fact's text, in UTF-8 bytes.
 MAX_SUMMARY_BYTES = 1 << 20
 MAX_FACT_BYTES = 1 << 16

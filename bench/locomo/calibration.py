@@ -13,7 +13,9 @@ from bench.locomo.console import console
 from bench.locomo.data import Sample, load_samples
 from consolidation.providers.calibration import REFERENCE_THETA_SIM, Calibration, calibrate
 from consolidation.providers.embedding_template import EmbeddingTemplate
+from consolidation.recall.sentences import focusable
 from consolidation.settings import EngineSettings
+from consolidation.writing.parts import part_spans, part_texts
 
 
 async def prepare(
@@ -24,6 +26,13 @@ async def prepare(
     console.print(f"embedding {sum(len(s.units) for s in samples)} units with {embedder.name} ...")
     render = template_of(args).render
     await embedder.embed([render(u.text, u.speaker, u.occurred_at) for s in samples for u in s.units])
+    # What each write embeds beside the turn: its sentences (for focus) and a long turn's parts.
+    # Here in large length-sorted batches, not a few at a time inside the first mode's writes.
+    units = [u for s in samples for u in s.units]
+    await embedder.embed([sentence for u in units for sentence in focusable(u.text)])
+    await embedder.embed(
+        [render(t, u.speaker, u.occurred_at) for u in units for t in part_texts(u.text, part_spans(u.text))]
+    )
     await embedder.embed([q.question for s in samples for q in s.questions])
     timings = {"embedding": round(time.perf_counter() - started, 1)}
     calibration = None

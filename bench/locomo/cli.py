@@ -61,7 +61,9 @@ async def run(args: Args, argv: Sequence[str]) -> Report:
     finally:
         await db.close()
     variants = {MATCHED: bench.matched, **bench.planned}
-    report = build_report(meta, constructions, questions, recall_s, variants)
+    report = build_report(meta, constructions, questions, recall_s, variants, bench.skipped)
+    if bench.skipped:
+        console.print(f"[yellow]{len(bench.skipped)} skipped[/] (listed under `skipped` in the JSON)")
     if args.compare_dense is not None and "raw" in questions:
         dense = compare_dense(questions["raw"], args.compare_dense)
         report = ComparedReport(**report, dense_hits_vs_other_run=dense)

@@ -6,13 +6,13 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from itertools import groupby
 from pathlib import Path
 from typing import Any
 
 from consolidation.types import Unit
-from consolidation.writing.conversation_files import locomo_conversation, parse_locomo_time
+from consolidation.writing.conversation_files import locomo_conversation
 
 # The scored categories; 5 (adversarial) is left out.
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -42,9 +42,29 @@ class Question:
     answer: str
     category: int
     evidence: list[str]
-    # The day the question is asked: LongMemEval's `question_date_time`; a LoCoMo question has
-    # none and is asked at the conversation's last turn (`load_samples`).
+    # LongMemEval's own question type (`qa[].lme_type`), reported beside the category.
+    lme_type: str | None = None
+    # The day the question is asked (`qa[].question_date`, LongMemEval's): recall may resolve
+    # "last week" or "currently" against it.
     asked_at: datetime | None = None
+
+
+_LME_DATE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})(?: \(\w+\))?(?: (\d{1,2}):(\d{2}))?$")
+
+
+def question_date(raw: object) -> datetime | None:
+    """`2023/06/14 (Wed) 13:43` -> that instant in UTC; anything else (or nothing) -> None."""
+    match = _LME_DATE.match(str(raw).strip()) if raw else None
+    if match is None:
+        return None
+    year, month, day, hour, minute = (int(g) if g else 0 for g in match.groups())
+    return datetime(year, month, day, hour, minute, tzinfo=UTC)
+
+
+def session_of(dia_id: str) -> int | None:
+    """The session number of a dia_id: `D3:7` -> 3."""
+    match = _DIA_ID.match(dia_id.strip())
+    return int(match[1]) if match else None
 
 
 @dataclass(frozen=True)
@@ -65,7 +85,8 @@ def questions_of(sample: Mapping[str, Any], categories: Sequence[int] = tuple(CA
             str(qa.get("answer", "")),
             int(qa["category"]),
             parse_evidence(qa.get("evidence", [])),
-            parse_locomo_time(str(qa["question_date_time"])) if qa.get("question_date_time") else None,
+            str(qa["lme_type"]) if qa.get("lme_type") else None,
+            question_date(qa.get("question_date")),
         )
         for i, qa in enumerate(sample.get("qa", []))
         if int(qa.get("category", 0)) in categories

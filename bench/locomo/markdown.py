@@ -33,6 +33,20 @@ def markdown_report(report: Report) -> str:
         _budget_tables(modes),
         "",
     ]
+    if any("session_recall" in m["recall"]["by_category"]["all"] for m in modes.values()):
+        parts += [
+            "## Per question type: session recall @5 / @10, answer-token recall per token budget",
+            "",
+            _type_table(modes),
+            "",
+        ]
+    if report.get("skipped"):
+        parts += [
+            "## Skipped",
+            "",
+            *(f"- {s['mode']} {s['sample']} {s['what']}: {s['reason']}" for s in report["skipped"]),
+            "",
+        ]
     if any("f1" in m["recall"]["by_category"]["all"] for m in modes.values()):
         parts += ["## Answers (token F1 / BLEU-1 / judge accuracy)", "", _answer_table(modes), ""]
     parts += ["## Targets", "", *target_lines(report["targets"]), ""]
@@ -131,6 +145,33 @@ def _budget_tables(modes: Mapping[str, ModeReport]) -> str:
             by = data["recall"]["by_category"]
             cells = [_budget_cell(by[k], budget) for k in KEYS]
             rows.append([budget, mode, *cells])
+    return markdown_table(headers, rows)
+
+
+def _type_table(modes: Mapping[str, ModeReport]) -> str:
+    """Per mode, per group (LongMemEval types when the data has them, else the categories, then
+    all): questions, session recall at 5 and 10, answer-token recall at each budget."""
+    budgets = budgets_of(modes)
+    headers = ["mode", "type", "questions", "session@5", "session@10", *(f"answer@{b}" for b in budgets)]
+    rows = []
+    for mode, data in modes.items():
+        by = data["recall"]["by_category"]
+        types = [k for k in by if k.startswith("lme:")] or KEYS[:-1]
+        for key in [*types, "all"]:
+            summary = by[key]
+            name = (
+                key.removeprefix("lme:")
+                if key.startswith("lme:")
+                else CATEGORIES.get(int(key), key)
+                if key.isdigit()
+                else key
+            )
+            sessions = summary.get("session_recall") or {}
+            cells = [summary["at_tokens"].get(b) for b in budgets]
+            answers = [fmt(c["answer_recall"]) if c is not None else "-" for c in cells]
+            rows.append(
+                [mode, name, summary["questions"], fmt(sessions.get("5")), fmt(sessions.get("10")), *answers]
+            )
     return markdown_table(headers, rows)
 
 

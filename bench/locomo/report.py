@@ -10,7 +10,7 @@ from pathlib import Path
 from bench.locomo.chart import draw_chart
 from bench.locomo.construction import Construction
 from bench.locomo.markdown import markdown_report
-from bench.locomo.results import Meta, ModeReport, Report, VariantReport
+from bench.locomo.results import Meta, ModeReport, Report, Skipped, VariantReport
 from bench.locomo.scoring import QuestionResult, summarize_questions
 from bench.locomo.targets import check_targets
 
@@ -21,8 +21,10 @@ def build_report(
     questions: Mapping[str, Sequence[QuestionResult]],
     recall_wall_s: Mapping[str, float],
     variants: Mapping[str, Sequence[QuestionResult]] | None = None,
+    skipped: Sequence[Skipped] = (),
 ) -> Report:
-    """`variants`: extra recall rows over a mode's memory (the token-matched raw recall)."""
+    """`variants`: extra recall rows over a mode's memory (the token-matched raw recall);
+    `skipped`: the units and questions the run left out, and why."""
     modes: dict[str, ModeReport] = {
         mode: {
             "construction": constructions[mode].to_json(),
@@ -36,7 +38,9 @@ def build_report(
     extra: dict[str, VariantReport] = {
         name: {"by_category": summarize_questions(rows)} for name, rows in (variants or {}).items() if rows
     }
-    return Report(**meta, modes=modes, recall_variants=extra, targets=check_targets(modes))
+    return Report(
+        **meta, skipped=list(skipped), modes=modes, recall_variants=extra, targets=check_targets(modes)
+    )
 
 
 def write_outputs(

@@ -39,13 +39,16 @@ class GroupSummary(TypedDict):
     context_tokens: float | None
     reached_by_layer: dict[str, float | None]
     at_tokens: dict[str, BudgetSummary]
+    # Only when evidence names sessions: per k, the share of questions with a gold session among
+    # the top k ranked sessions.
+    session_recall: NotRequired[dict[str, float | None]]
     # Only when the questions were answered (--answers).
     f1: NotRequired[float | None]
     bleu1: NotRequired[float | None]
     judge_accuracy: NotRequired[float | None]
 
 
-# "1".."4" and "all" -> summary.
+# "1".."4", "all" and, for LongMemEval data, "lme:<type>" -> summary.
 ByCategory = dict[str, GroupSummary]
 
 
@@ -176,9 +179,19 @@ class Meta(TypedDict):
     at: str
 
 
+class Skipped(TypedDict):
+    """One unit or question a run left out, and why (a run never stops on one)."""
+
+    mode: str
+    sample: str
+    what: str  # "unit <source_ref>" or "question <index>"
+    reason: str
+
+
 class Report(Meta):
     """NAME.json."""
 
+    skipped: list[Skipped]
     modes: dict[str, ModeReport]
     recall_variants: dict[str, VariantReport]
     targets: Targets

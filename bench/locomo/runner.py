@@ -13,8 +13,9 @@ from rich.progress import Progress
 
 from bench.common import CachedEmbedder, count_tokens
 from bench.locomo.answers import answer_and_judge
+from bench.locomo.console import console
 from bench.locomo.construction import Construction, consolidated_count, run_costs, usage_slice
-from bench.locomo.data import Question, Sample
+from bench.locomo.data import Question, Sample, session_of
 from bench.locomo.modes import (
     MATCH_POOL,
     MATCHED,
@@ -24,23 +25,40 @@ from bench.locomo.modes import (
     Options,
     mode_settings,
 )
+from bench.locomo.results import Skipped
 from bench.locomo.scoring import (
     QuestionResult,
+    ranked_sessions,
     reached_interactions,
     recalled_context,
     resolve_evidence,
     score_context,
     score_question,
+    session_recall,
     token_prefix,
 )
 from consolidation.consolidating.llm_consolidator import LLMConsolidator
 from consolidation.engine import MemoryEngine
 from consolidation.providers.llm import LanguageModel, build_language_model
 from consolidation.settings import EngineSettings, LLMSettings
-from consolidation.types import Budgets
+from consolidation.types import Budgets, Remembered, Unit
 from graph.database import Database
+from graph.errors import InvalidInput
 from graph.models import Interaction, Owner
 from local_llm_server import LocalLLMServer
+
+# The recall whose items rank a question's sessions (session-level recall at 5 and 10).
+SESSION_POOL = Budgets(50, 10, 10)
+
+
+def sessions_by_id(sample: Sample, ids: Mapping[str, str]) -> dict[str, int]:
+    """Interaction id -> the session number of the dia_ids its unit holds."""
+    found: dict[str, int] = {}
+    for dia_id, ref in sample.refs.items():
+        session = session_of(dia_id)
+        if session is not None and ref in ids:
+            found[ids[ref]] = session
+    return found
 
 
 class Bench:
@@ -74,6 +92,8 @@ class Bench:
         self.matched_s = 0.0  # kept out of raw's recall wall time
         # --planner both: each mode's questions recalled again with the rule planner.
         self.planned: dict[str, list[QuestionResult]] = {}
+        # What the run left out and why: a refused unit or a failed question never stops it.
+        self.skipped: list[Skipped] = []
 
     def engine(self, mode: str, planner: str | None = None) -> MemoryEngine:
         """The mode's engine, with `planner` or else the run's (--planner both: off)."""
@@ -117,11 +137,13 @@ class Bench:
         started = time.perf_counter()
         ids: dict[str, str] = {}
         built = Construction(units=len(sample.units))
-        step = RAW_BATCH if mode in UNCONSOLIDATED else 1
-        for start in range(0, len(sample.units), step):
-            chunk = sample.units[start : start + step]
-            remembered = await engine.remember_batch(owner, chunk, consolidate=mode not in UNCONSOLIDATED)
-            for unit, item in zip(chunk, remembered, strict=True):
+        # Every mode writes in batches: a consolidating batch is covered by one inline pass that
+        # decides its turns in stream order (one lease, one pending read), as one unit per write
+        # did at several round trips per turn (docs/benchmarks/longmemeval.md#write-throughput).
+        for start in range(0, len(sample.units), RAW_BATCH):
+            chunk = sample.units[start : start + RAW_BATCH]
+            written = await self.remember(engine, owner, sample, chunk, mode)
+            for unit, item in written:
                 ids[str(unit.source_ref)] = item.interaction_id
                 action = item.consolidation.action if item.consolidation else "none"
                 built.triggered += action in ("created", "merged")
@@ -141,22 +163,66 @@ class Bench:
             built.http_calls, built.http_prompt_tokens, built.http_completion_tokens = logged
         return built, ids
 
+    async def remember(
+        self, engine: MemoryEngine, owner: Owner, sample: Sample, chunk: Sequence[Unit], mode: str
+    ) -> list[tuple[Unit, Remembered]]:
+        """The chunk written; when it is refused, its units one at a time, each refused one skipped
+        and reported (the rest of the run goes on)."""
+        consolidate = mode not in UNCONSOLIDATED
+        try:
+            return list(
+                zip(chunk, await engine.remember_batch(owner, chunk, consolidate=consolidate), strict=True)
+            )
+        except InvalidInput:
+            if len(chunk) == 1:
+                raise
+        written: list[tuple[Unit, Remembered]] = []
+        for unit in chunk:
+            try:
+                written += [(unit, (await engine.remember_batch(owner, [unit], consolidate=consolidate))[0])]
+            except InvalidInput as refused:
+                self.skip(mode, sample, f"unit {unit.source_ref}", refused)
+        return written
+
+    def skip(self, mode: str, sample: Sample, what: str, error: Exception) -> None:
+        reason = f"{type(error).__name__}: {error}"
+        self.skipped.append({"mode": mode, "sample": sample.name, "what": what, "reason": reason})
+        console.print(f"[yellow]skipped[/] {mode} {sample.name} {what}: {reason}")
+
     async def ask(
         self, engine: MemoryEngine, owner: Owner, sample: Sample, ids: Mapping[str, str], mode: str
     ) -> list[QuestionResult]:
         task = self.progress.add_task(f"{mode:6} {sample.name} recall", total=len(sample.questions))
         results = []
         planning = self.engine(mode, "rules") if self.options.planner == "both" else None
+        sessions = sessions_by_id(sample, ids)
         for question in sample.questions:
             evidence_ids = resolve_evidence(question.evidence, sample.refs, ids)
-            result = await self.question(engine, owner, sample, question, evidence_ids, mode)
+            try:
+                result = await self.question(engine, owner, sample, question, evidence_ids, mode)
+                result.session_recall = await self.sessions(engine, owner, question, sessions, mode)
+                await self.match_context(engine, owner, sample, question, result, evidence_ids)
+            except Exception as error:  # one question must not end the run: reported instead
+                self.skip(mode, sample, f"question {question.index}", error)
+                continue
+            finally:
+                self.progress.advance(task)
             results.append(result)
             if planning is not None:
                 planned = await self.question(planning, owner, sample, question, evidence_ids, mode)
                 self.planned.setdefault(mode + PLANNED, []).append(replace(planned, mode=mode + PLANNED))
-            await self.match_context(engine, owner, sample, question, result, evidence_ids)
-            self.progress.advance(task)
         return results
+
+    async def sessions(
+        self, engine: MemoryEngine, owner: Owner, question: Question, sessions: Mapping[str, int], mode: str
+    ) -> dict[str, float | None]:
+        """Whether a gold session (of the evidence dia_ids) is among the top 5 and 10 sessions,
+        ranked by their best-ranked item in a wide recall."""
+        gold = {s for d in question.evidence if (s := session_of(d)) is not None}
+        pool = await engine.recall(
+            owner, question.question, budgets=SESSION_POOL, include_consolidated=mode in UNCONSOLIDATED
+        )
+        return session_recall(gold, ranked_sessions(pool, sessions))
 
     async def question(
         self,
@@ -184,6 +250,7 @@ class Bench:
             category=question.category,
             question=question.question,
             evidence=question.evidence,
+            lme_type=question.lme_type,
             resolved=len(evidence_ids),
             reached=reached,
             recall=share,

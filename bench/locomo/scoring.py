@@ -13,6 +13,8 @@ from bench.locomo.results import BudgetSummary, ByCategory, ContextScore, GroupS
 from consolidation.types import Context, Recall, RecallHit
 
 LAYERS = ("subconscious", "episodic", "semantic")
+# Session-level recall: any gold session among the top k ranked sessions (LongMemEval's figure).
+SESSION_KS = (5, 10)
 
 
 @dataclass
@@ -41,6 +43,10 @@ class QuestionResult:
     f1: float | None = None
     bleu1: float | None = None
     judge: bool | None = None
+    lme_type: str | None = None
+    # Per k of SESSION_KS: 1.0 when a gold session is among the k best-ranked sessions, else 0.0;
+    # None (or absent) when no evidence names a session.
+    session_recall: dict[str, float | None] = field(default_factory=dict)
 
 
 def resolve_evidence(evidence: Sequence[str], refs: Mapping[str, str], ids: Mapping[str, str]) -> list[str]:
@@ -87,6 +93,23 @@ def score_question(
     return reached, share, per_layer
 
 
+def ranked_sessions(recall: Recall, session_of_id: Mapping[str, int]) -> list[int]:
+    """Sessions in the order of their best-ranked item in `recall` (every layer, by rank score;
+    an episode or fact stands for the sessions of the turns it rests on)."""
+    order: dict[int, None] = {}
+    for hit in sorted(recall.all_hits(), key=lambda h: h.rank_score, reverse=True):
+        for interaction in hit.interaction_ids:
+            session = session_of_id.get(interaction)
+            if session is not None:
+                order.setdefault(session)
+    return list(order)
+
+
+def session_recall(gold: set[int], ranked: Sequence[int]) -> dict[str, float | None]:
+    """Per k of SESSION_KS: whether any gold session is among the first k of `ranked`."""
+    return {str(k): (float(bool(gold & set(ranked[:k]))) if gold else None) for k in SESSION_KS}
+
+
 def answer_token_recall(gold: str, context: str) -> float | None:
     """The share of the gold answer's tokens (normalized as SQuAD does: lower case, no
     punctuation or articles) found in the context, counted with multiplicity; None for an empty
@@ -118,6 +141,9 @@ def summarize_questions(results: Sequence[QuestionResult]) -> ByCategory:
         str(c): [r for r in results if r.category == c] for c in CATEGORIES
     }
     groups["all"] = list(results)
+    # LongMemEval's own types, when the data names them.
+    for lme_type in sorted({r.lme_type for r in results if r.lme_type}):
+        groups[f"lme:{lme_type}"] = [r for r in results if r.lme_type == lme_type]
     return {key: _summarize_group(group) for key, group in groups.items()}
 
 
@@ -139,6 +165,12 @@ def _summarize_group(group: Sequence[QuestionResult]) -> GroupSummary:
         },
         "at_tokens": {str(b): _budget_summary(scored, str(b)) for b in budgets},
     }
+    sessions = {
+        str(k): mean([v for r in scored if (v := r.session_recall.get(str(k))) is not None])
+        for k in SESSION_KS
+    }
+    if any(v is not None for v in sessions.values()):
+        summary["session_recall"] = sessions
     if answered:
         summary["f1"] = mean([r.f1 for r in answered if r.f1 is not None])
         summary["bleu1"] = mean([r.bleu1 for r in answered if r.bleu1 is not None])

@@ -98,6 +98,8 @@ class UnitPipeline:
                 episodes=1,
                 facts=0,
                 include_consolidated=False,
+                # Recurrence compares turns by their own vectors, long ones too (not their parts).
+                parts=False,
             )
             salient = await self._salient(unit, vector)
             gate = await self._gate_for(owner, unit, found.interactions.dense, holder)

@@ -17,8 +17,9 @@ from typing import Protocol
 
 from consolidation.providers.embedders import Embedder, build_embedder
 from consolidation.providers.embedding_template import EmbeddingTemplate
-from consolidation.recall.sentences import embed_turns
+from consolidation.recall.sentences import embed_writes
 from consolidation.wiring import AppSettings
+from consolidation.writing.parts import new_parts, part_spans, part_texts
 from graph.database import Database
 from graph.reembed import LAYERS, Layer, ReembedStore, StaleNode
 from graph.schema import EmbeddingSpec, read_spec, record_spec, resize_vector_indexes
@@ -115,8 +116,16 @@ class Reembedder:
                 return written
             texts = [self._text(layer, node) for node in page]
             if layer == "Interaction":
-                vectors, sentences = await embed_turns(self.embedder, texts, [node.text for node in page])
-                written += await self.store.write(layer, page, vectors, sentences)
+                spans = [part_spans(node.text) for node in page]
+                rendered = [
+                    [self._render(node, t) for t in part_texts(node.text, s)]
+                    for node, s in zip(page, spans, strict=True)
+                ]
+                vectors, sentences, found = await embed_writes(
+                    self.embedder, texts, [node.text for node in page], rendered
+                )
+                parts = [new_parts(s, f) for s, f in zip(spans, found, strict=True)]
+                written += await self.store.write(layer, page, vectors, sentences, parts)
             else:
                 written += await self.store.write(layer, page, list(await self.embedder.embed(texts)))
             self.progress.advanced(layer, len(page))
@@ -128,9 +137,13 @@ class Reembedder:
         """What the write path embeds for the node."""
         if layer != "Interaction":
             return node.text
+        return self._render(node, node.text)
+
+    def _render(self, node: StaleNode, text: str) -> str:
+        """`text` (the interaction's, or a part of it) as the write path embeds it."""
         if node.speaker is None or node.occurred_at is None:
             raise ValueError(f"interaction {node.id} has no speaker or no time to render")
-        return self.template.render(node.text, node.speaker, node.occurred_at)
+        return self.template.render(text, node.speaker, node.occurred_at)
 
 
 async def reembed_database(

@@ -13,6 +13,7 @@ import numpy as np
 from consolidation.consolidating.offline import annotate_relative_dates
 from consolidation.providers.embedders import Embedder
 from consolidation.recall import context as contexts
+from consolidation.recall.long_turns import focus_part
 from consolidation.recall.planning import Order, Plan
 from consolidation.recall.planning import ranking as planned
 from consolidation.recall.relevance import anything_relevant
@@ -20,6 +21,7 @@ from consolidation.recall.sentences import WHOLE_TURNS, Matrix, focus
 from consolidation.recall.tokens import count_tokens
 from consolidation.stores import Stores
 from consolidation.types import Budgets, Context, Recall, RecallHit
+from consolidation.writing.parts import LONG_CHARS
 from graph.models import Episode, Fact, Hit, Interaction, Owner
 from graph.recall import Candidates, RecallCandidates, Sources
 from graph.scopes import NO_FILTER, ScopeFilter
@@ -147,13 +149,23 @@ class Recaller:
     async def _focused(self, owner: Owner, ranked: list[contexts.Ranked], query: Matrix) -> dict[str, str]:
         """Each turn below the best `WHOLE_TURNS` that has stored sentence vectors, by its
         sentences closest to the query (consolidation/recall/sentences.py), where that cuts something."""
-        later = [r.hit for r in ranked if r.hit.layer == "subconscious"][WHOLE_TURNS:]
-        stored = await self.stores.search.sentence_vectors(owner, [h.id for h in later])
-        return {
+        turns = [r.hit for r in ranked if r.hit.layer == "subconscious"]
+        later = turns[WHOLE_TURNS:]
+        # Long turns, wherever they rank, by their best part (consolidation/recall/long_turns.py).
+        long = [h for h in turns if len(h.text) > LONG_CHARS]
+        stored, parts = await asyncio.gather(
+            self.stores.search.sentence_vectors(owner, [h.id for h in later]),
+            self.stores.search.part_scores(owner, [h.id for h in long], query.tolist()),
+        )
+        shown = {
             hit.id: text
             for hit in later
             if hit.id in stored and (text := focus(hit.text, stored[hit.id], query)) is not None
         }
+        for hit in long:
+            if hit.id in parts and (text := focus_part(hit.text, parts[hit.id])) is not None:
+                shown[hit.id] = text
+        return shown
 
     async def _as_of(
         self,

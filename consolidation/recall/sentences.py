@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from consolidation.providers.embedders import Embedder
+from consolidation.writing.parts import LONG_CHARS
 
 # Sentence ends: ., ! ? or … followed by space. Abbreviations split too ("Dr. Smith"): a split
 # too many only makes a sentence shorter, never loses text, since a turn cut at all keeps every
@@ -37,7 +38,10 @@ def sentences(text: str) -> list[str]:
 
 
 def focusable(text: str) -> list[str]:
-    """The sentences stored for a turn: none unless it has 2 to MAX_SENTENCES."""
+    """The sentences stored for a turn: none unless it has 2 to MAX_SENTENCES, and none for a long
+    turn (its parts stand for them: consolidation/writing/parts.py)."""
+    if len(text) > LONG_CHARS:
+        return []
     found = sentences(text)
     return found if 2 <= len(found) <= MAX_SENTENCES else []
 
@@ -57,16 +61,28 @@ async def embed_turns(
 ) -> tuple[list[Matrix], list[bytes | None]]:
     """Each turn's vector (of its `rendered` text) and its packed sentence vectors (of `texts`),
     from one embedder call."""
+    turns, packed, _ = await embed_writes(embedder, rendered, texts, [[] for _ in texts])
+    return turns, packed
+
+
+async def embed_writes(
+    embedder: Embedder, rendered: Sequence[str], texts: Sequence[str], parts: Sequence[Sequence[str]]
+) -> tuple[list[Matrix], list[bytes | None], list[list[Matrix]]]:
+    """`embed_turns`, and each turn's `parts` (rendered part texts) embedded too, in the same call."""
     split = [focusable(text) for text in texts]
-    flat = [s for parts in split for s in parts]
-    vectors = await embedder.embed([*rendered, *flat])
+    flat = [s for found in split for s in found]
+    vectors = await embedder.embed([*rendered, *flat, *(p for each in parts for p in each)])
     turns = [vectors[i] for i in range(len(rendered))]
     packed: list[bytes | None] = []
     start = len(rendered)
-    for parts in split:
-        packed.append(pack(np.asarray(vectors[start : start + len(parts)])) if parts else None)
-        start += len(parts)
-    return turns, packed
+    for found in split:
+        packed.append(pack(np.asarray(vectors[start : start + len(found)])) if found else None)
+        start += len(found)
+    part_vectors: list[list[Matrix]] = []
+    for each in parts:
+        part_vectors.append([vectors[start + i] for i in range(len(each))])
+        start += len(each)
+    return turns, packed, part_vectors
 
 
 def focus(text: str, packed: bytes, query: Matrix, margin: float = FOCUS_MARGIN) -> str | None:

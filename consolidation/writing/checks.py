@@ -31,6 +31,10 @@ class CheckedBatch:
     max_text_bytes: int
 
 
+# The setting an oversize text's error names.
+TEXT_SETTING = "RECMEM_MAX_TEXT_BYTES"
+
+
 def check_batch(
     owner: Owner, units: Sequence[Unit], max_text_bytes: int, *, label: str = FIELD_LABEL
 ) -> CheckedBatch:
@@ -41,7 +45,7 @@ def check_batch(
     if not units:
         raise InvalidInput("nothing to remember: the batch is empty")
     for index, unit in enumerate(units):
-        require_text(label.format(index=index, field="text"), unit.text, max_text_bytes)
+        require_text(label.format(index=index, field="text"), unit.text, max_text_bytes, setting=TEXT_SETTING)
         require_name(label.format(index=index, field="speaker"), unit.speaker)
         if unit.source_ref is not None:
             require_name(label.format(index=index, field="source_ref"), unit.source_ref)

@@ -56,8 +56,8 @@ DEEP = "{ user(id: \"alice\") { episodes { nodes { facts { derivedFrom { episode
         ),
         pytest.param(REMEMBER, {"u": {"userId": "alice", "text": ["x"]}}, id="wrong variable type"),
         pytest.param(REMEMBER, {"u": {"text": "no user"}}, id="missing field"),
-        pytest.param(REMEMBER, _remember(text="x" * (32 * 1024 + 1)), id="oversize text"),
-        pytest.param(REMEMBER, _remember(text="ü" * (16 * 1024 + 1)), id="oversize in bytes"),
+        pytest.param(REMEMBER, _remember(text="x" * (256 * 1024 + 1)), id="oversize text"),
+        pytest.param(REMEMBER, _remember(text="ü" * (128 * 1024 + 1)), id="oversize in bytes"),
         pytest.param(REMEMBER, _remember(text=""), id="empty text"),
         pytest.param(REMEMBER, _remember(text="   "), id="blank text"),
         pytest.param(REMEMBER, _remember(speaker=""), id="empty speaker"),
@@ -105,6 +105,18 @@ async def test_bad_writes_are_refused_without_writing(
 async def test_bad_reads_are_bad_user_input(caller: Caller, query: str) -> None:
     await caller.gql('mutation { remember(input: {userId: "alice", text: "hello"}) { created } }')
     assert await _bad(caller, query) == "BAD_USER_INPUT"
+
+
+async def test_a_256_kb_turn_passes_every_limit_and_the_error_above_names_the_setting(
+    caller: Caller, db: Database
+) -> None:
+    text = "A long pasted document. " * (256 * 1024 // 24)
+    assert len(text.encode()) <= 256 * 1024
+    assert (await caller.gql(REMEMBER, _remember(text=text)))["remember"]["created"] is True
+    (error,) = await caller.errors(REMEMBER, _remember(text="x" * (256 * 1024 + 1)))
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "the limit is 262144 bytes (RECMEM_MAX_TEXT_BYTES)" in error["message"]
+    assert (await count_nodes(db, caller.tenant, "alice"))["Interaction"] == 1
 
 
 async def test_oversize_body_is_413(caller: Caller) -> None:

@@ -147,7 +147,7 @@ async def test_invalid_input_raises_and_writes_nothing(
     ("fields", "message"),
     [
         ({"text": "   "}, "empty"),
-        ({"text": "x" * 40_000}, "limit"),
+        ({"text": "x" * (256 * 1024 + 1)}, "limit is 262144 bytes"),
         ({"speaker": "   "}, "empty"),
         ({"source_ref": "   "}, "empty"),
     ],

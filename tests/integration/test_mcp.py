@@ -267,7 +267,7 @@ async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
 
         refused = {
             "empty text": await error(mcp, "remember", user_id="carol", text=""),
-            "huge text": await error(mcp, "remember", user_id="carol", text="é" * 20_000),
+            "huge text": await error(mcp, "remember", user_id="carol", text="é" * 150_000),
             "naive time": await error(
                 mcp, "remember", user_id="carol", text="Hi.", occurred_at="2024-05-01T09:00:00"
             ),
@@ -288,7 +288,9 @@ async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
         assert "text" in refused["missing text"]
         assert "tokens" in refused["zero tokens"]
         assert refused["blank user"] == "BAD_USER_INPUT: user_id must not be empty"
-        assert refused["huge text"] == "BAD_USER_INPUT: text is 40000 bytes; the limit is 32768"
+        assert refused["huge text"] == (
+            "BAD_USER_INPUT: text is 300000 bytes; the limit is 262144 bytes (RECMEM_MAX_TEXT_BYTES)"
+        )
         assert refused["empty fact id"] == "BAD_USER_INPUT: fact_id must not be empty"
         assert await call(mcp, "user_stats", user_id="carol") == stats
 

@@ -6,6 +6,9 @@
 // arrive as float32 VECTOR parameters and are stored as float lists for the vector index; a
 // turn's sentence vectors (float16 bytes, for focusing a context on a query) are stored as sent;
 // metadata as JSON beside the row's scope tokens (graph/scopes.py).
+// a long turn's parts (consolidation/writing/parts.py) become InteractionPart nodes it HAS_PART,
+// each a span of its text with its own vector (a plain float list: no vector index holds parts, as
+// indexing them cost seconds per long turn; recall/dense.cypher scans a user's parts).
 // The user's lexical statistics (items and words per layer, graph/lexical.py) count the created
 // rows; they start at 0 with the user, so a user from before them keeps none (null stays null).
 CYPHER 25
@@ -38,6 +41,14 @@ CALL (u, fresh) {
   CREATE (u)-[:HAS]->(n)
   WITH n, r
   CALL db.create.setNodeVectorProperty(n, 'embedding', toFloatList(r.embedding))
+  CALL (n, r) {
+    UNWIND r.parts AS part
+    CREATE (n)-[:HAS_PART]->(p:InteractionPart {
+      id: part.id, tenant: $tenant, user_id: $user_id, interaction_id: n.id,
+      index: part.index, start: part.start, end: part.end
+    })
+    SET p.embedding = toFloatList(part.embedding)
+  }
   RETURN collect(n) AS created
 }
 CALL (u, created) {

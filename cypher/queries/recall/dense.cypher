@@ -5,6 +5,9 @@
 // at $exact_limit + 1, so the size check costs no more than the scan it replaces.
 // With a filter ($filtered; the $f_* parameters, graph/scopes.py) every layer is an exact scan of
 // the user's nodes that match it: k hits whenever k match, never a post-filter of an index's top k.
+// With $parts, a long interaction scores by the best of its own vector and its parts' (above the
+// exact limit, the user's parts are scanned: they are in no vector index), so every part of it is
+// searchable and it is counted once; without, by its own vector alone (the recurrence gate).
 // A budget of 0 skips its layer. recall/lexical runs at the same time (on another core).
 // Instants come back as ISO strings: the driver's temporal decoding is slow Python.
 CYPHER 25
@@ -32,8 +35,21 @@ CALL () {
         LIMIT $pool
       )
     RETURN n
+  UNION
+    WITH exact WHERE NOT exact AND $parts
+    MATCH (p:InteractionPart {tenant: $tenant, user_id: $user_id})
+    WITH p ORDER BY vector.similarity.cosine(p.embedding, $vector) DESC LIMIT $pool
+    MATCH (n:Interaction)-[:HAS_PART]->(p)
+    WHERE n.consolidated IN $consolidated
+    RETURN n
   }
-  WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
+  CALL (n) {
+    WITH n WHERE $parts
+    MATCH (n)-[:HAS_PART]->(p:InteractionPart)
+    RETURN max(vector.similarity.cosine(p.embedding, $vector)) AS part_best
+  }
+  WITH n, vector.similarity.cosine(n.embedding, $vector) AS whole, part_best
+  WITH n, 2 * CASE WHEN part_best > whole THEN part_best ELSE whole END - 1 AS score
   ORDER BY score DESC LIMIT $k_interactions
   RETURN collect({item: n {.id, .tenant, .user_id, .session_id, .speaker, .text, .seq, .consolidated,
                            .source_ref, .agent_id, .metadata, occurred_at: toString(n.occurred_at),

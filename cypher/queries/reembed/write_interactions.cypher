@@ -8,4 +8,18 @@ MATCH (n:Interaction {id: r.id})
 WHERE n.text = r.text
 CALL db.create.setNodeVectorProperty(n, 'embedding', toFloatList(r.embedding))
 SET n.embedding_key = $key, n.sentence_vectors = r.sentence_vectors
+WITH n, r
+// A long turn's parts are made again with the new embedder (consolidation/writing/parts.py).
+CALL (n) {
+  OPTIONAL MATCH (n)-[:HAS_PART]->(old:InteractionPart)
+  DETACH DELETE old
+}
+CALL (n, r) {
+  UNWIND r.parts AS part
+  CREATE (n)-[:HAS_PART]->(p:InteractionPart {
+    id: n.id + '_p' + toString(part.index), tenant: n.tenant, user_id: n.user_id,
+    interaction_id: n.id, index: part.index, start: part.start, end: part.end
+  })
+  SET p.embedding = toFloatList(part.embedding)
+}
 RETURN count(n) AS written
