@@ -20,7 +20,8 @@ from typing import Any, Protocol
 
 from consolidation.providers.embedders import Embedder
 from consolidation.providers.embedding_template import EmbeddingTemplate
-from consolidation.recall.sentences import embed_turns
+from consolidation.recall.sentences import embed_writes
+from consolidation.writing.parts import new_parts, part_spans, part_texts
 from graph.errors import InvalidInput
 from graph.models import Owner
 from graph.portability import (
@@ -226,9 +227,23 @@ class Portability:
                     )
                     for i in at
                 ]
-                vectors, sentences = await embed_turns(self.embedder, rendered, texts)
-                for i, vector, packed in zip(at, vectors, sentences, strict=True):
-                    writes[i] = replace(writes[i], embedding=vector, sentence_vectors=packed)
+                spans = [part_spans(text) for text in texts]
+                part_rendered = [
+                    [
+                        self.template.render(t, decoded[i]["speaker"], _native(decoded[i]["occurred_at"]))
+                        for t in part_texts(text, found)
+                    ]
+                    for i, text, found in zip(at, texts, spans, strict=True)
+                ]
+                vectors, sentences, part_vectors = await embed_writes(
+                    self.embedder, rendered, texts, part_rendered
+                )
+                for i, vector, packed, found, made in zip(
+                    at, vectors, sentences, spans, part_vectors, strict=True
+                ):
+                    writes[i] = replace(
+                        writes[i], embedding=vector, sentence_vectors=packed, parts=new_parts(found, made)
+                    )
             else:
                 matrix = await self.embedder.embed(texts)
                 for row, i in enumerate(at):

@@ -20,12 +20,13 @@ from neo4j.time import Date, DateTime, Duration, Time
 
 from graph.database import Database
 from graph.errors import InvalidInput
-from graph.models import Owner
+from graph.models import NewPart, Owner
 from graph.validation import VectorValues
 from graph.vectors import vector_param
 
-# Labels that are not a user's memory: ownership, keys, schema bookkeeping, erased tombstones.
-RESERVED_LABELS = frozenset({"User", "Tenant", "ApiKey", "SchemaMeta", "Erased"})
+# Labels that are not a user's memory: ownership, keys, schema bookkeeping, erased tombstones, and
+# a long turn's parts (vectors of spans of its text: an import makes them again from the text).
+RESERVED_LABELS = frozenset({"User", "Tenant", "ApiKey", "SchemaMeta", "Erased", "InteractionPart"})
 # Edge types an import does not take from a file: ownership is the import's own (`held`).
 RESERVED_TYPES = frozenset({"HAS"})
 # Properties never exported: the vectors (re-made on import) and what an owner determines.
@@ -73,6 +74,8 @@ class NodeWrite:
     properties: dict[str, Any]
     embedding: VectorValues | None = None
     sentence_vectors: bytes | None = None
+    # A long interaction's parts (consolidation/writing/parts.py), made again with its vector.
+    parts: tuple[NewPart, ...] = ()
 
 
 def encode_value(value: Any) -> Json:
@@ -180,7 +183,10 @@ class PortabilityStore:
         """The edges from these nodes (as `nodes` found them) to other nodes of the user, one per
         type and pair."""
         rows = await self.db.read(
-            "queries/portability/edges", **owner.params(), element_ids=list(element_ids)
+            "queries/portability/edges",
+            **owner.params(),
+            element_ids=list(element_ids),
+            reserved=sorted(RESERVED_LABELS),
         )
         return [
             EdgeRecord(
@@ -242,6 +248,17 @@ class PortabilityStore:
                     "properties": properties,
                     "held": node.held,
                     "embedding": embedding,
+                    "parts": [
+                        {
+                            "index": i,
+                            "start": part.start,
+                            "end": part.end,
+                            "embedding": vector_param(
+                                f"part {i} of {node.id}", part.embedding, self.dimension
+                            ),
+                        }
+                        for i, part in enumerate(write.parts)
+                    ],
                 }
             )
         written = await self.db.write("queries/portability/write_nodes", **owner.params(), rows=rows)

@@ -32,7 +32,7 @@ AUDIT = """query($id: ID!) { fact(id: $id) {
   }
   history { id text status validFrom validTo }
 } }"""
-QUERIES = ["What sushi does Alice like?", "What is the dog called?"]
+QUERIES = ["Which cat did I adopt?", "What sushi does Alice like?", "What is the dog called?"]
 
 
 def services_of(app: Starlette) -> Services:
@@ -104,6 +104,26 @@ def unordered(value: Any) -> Any:
     return value
 
 
+LONG_TURN = (
+    " ".join(
+        f"On day {n} of the trip I walked along the harbour and wrote notes about the boats."
+        for n in range(40)
+    )
+    + " At the very end I finally adopted a grey cat called Pebble."
+)
+
+
+async def _parts(db: Database, owner: Owner) -> list[tuple[int, int]]:
+    rows = await _graph(
+        db,
+        "MATCH (:Interaction {tenant: $t, user_id: $u})-[:HAS_PART]->(p:InteractionPart) "
+        "RETURN p.start AS start, p.end AS end ORDER BY start",
+        t=owner.tenant,
+        u=owner.user_id,
+    )
+    return [(r["start"], r["end"]) for r in rows]
+
+
 async def _lexical_statistics(db: Database, owner: Owner) -> dict[str, Any]:
     """What the write path keeps on the user node for per-user BM25 (graph/lexical.py)."""
     rows = await _graph(
@@ -134,6 +154,13 @@ async def story_user(db: Database, caller: Caller) -> Owner:
         {"id": corrected["correctFact"]["fact"]["id"]},
     )
     assert corrected["correctFact"]["written"] and retracted["retractFact"]["written"]
+    # A long turn, searched in parts (docs/design/long-turns.md): an import must make them again.
+    said = await caller.gql(
+        'mutation($text: String!) { remember(input: {userId: "alice", speaker: "alice", text: $text,'
+        ' occurredAt: "2024-05-20T09:00:00Z"}, consolidate: false) { created } }',
+        {"text": LONG_TURN},
+    )
+    assert said["remember"]["created"]
     return owner
 
 
@@ -165,6 +192,9 @@ async def test_export_forget_import_gives_the_same_memory(
     assert events_before > 0
 
     statistics = await _lexical_statistics(db, owner)
+    parts = await _parts(db, owner)
+    assert len(parts) > 2
+    assert not any(line.get("labels") == ["InteractionPart"] for line in before)
     assert statistics and all(value is not None for value in statistics.values())
     await services.forgetter.forget_user(owner)
     assert await count_nodes(db, owner.tenant, owner.user_id) == {}
@@ -177,6 +207,7 @@ async def test_export_forget_import_gives_the_same_memory(
     assert content(after) == content(before)
     assert await count_nodes(db, owner.tenant, owner.user_id) == counts_before
     assert await _lexical_statistics(db, owner) == statistics
+    assert await _parts(db, owner) == parts
     assert await observe(services, caller, owner) == seen
     # The event log goes on from the same sequence.
     assert (await services.engine.stores.events.latest(owner)).seq == events_before

@@ -35,7 +35,8 @@ CALL (wanted) {
   WITH a
   WHERE a.id IS NOT NULL AND none(l IN labels(a) WHERE l < wanted AND NOT l IN $reserved)
   MATCH (a)-[r]->(b)
-  WHERE b.tenant = $tenant AND b.user_id = $user_id AND b.id IS NOT NULL AND NOT b:User AND NOT b:Erased
+  WHERE b.tenant = $tenant AND b.user_id = $user_id AND b.id IS NOT NULL
+  AND none(l IN labels(b) WHERE l IN $reserved)
   WITH DISTINCT type(r) AS type, a.id AS source, b.id AS target
   RETURN type, count(*) AS edges
 }

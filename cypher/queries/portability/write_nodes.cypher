@@ -1,6 +1,7 @@
 // Writes imported nodes by id (MERGE: a rerun rewrites the same nodes): every property replaced
 // by the file's (owner fields included, from the import's target), any further label added, the
-// vector made by the running embedder, and the user's ownership edge where the export had one.
+// vector made by the running embedder (a long turn's parts too), and the user's ownership edge
+// where the export had one.
 // Creates the tenant and the user as the write path does. Returns each node's element id, by
 // which write_edges.cypher finds it.
 // A branch per label the write path makes, so each finds the id through the label's unique index
@@ -49,5 +50,19 @@ CALL (u, n, r) {
 CALL (n, r) {
   WITH n, r WHERE r.embedding IS NOT NULL
   CALL db.create.setNodeVectorProperty(n, 'embedding', toFloatList(r.embedding))
+}
+// A long turn's parts, made again from its text (a rerun replaces them; reembed does the same).
+CALL (n, r) {
+  WITH n, r WHERE r.label = 'Interaction'
+  OPTIONAL MATCH (n)-[:HAS_PART]->(old:InteractionPart)
+  DETACH DELETE old
+}
+CALL (n, r) {
+  UNWIND r.parts AS part
+  CREATE (n)-[:HAS_PART]->(p:InteractionPart {
+    id: n.id + '_p' + toString(part.index), tenant: n.tenant, user_id: n.user_id,
+    interaction_id: n.id, index: part.index, start: part.start, end: part.end
+  })
+  SET p.embedding = toFloatList(part.embedding)
 }
 RETURN collect([n.id, elementId(n)]) AS written
