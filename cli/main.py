@@ -260,16 +260,9 @@ class _ReembedBar:
     finds what was written meanwhile."""
 
     def __init__(self) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from cli.progress import stderr_progress
 
-        self.progress = Progress(
-            TextColumn("{task.description:<12}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-        )
+        self.progress = stderr_progress("{task.description:<12}")
         self.tasks: dict[Layer, TaskID] = {}
 
     def __enter__(self) -> _ReembedBar:

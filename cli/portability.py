@@ -109,16 +109,9 @@ class _ImportBar:
     """One bar on stderr (stdout keeps the JSON report)."""
 
     def __init__(self) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from cli.progress import stderr_progress
 
-        self.progress = Progress(
-            TextColumn("importing"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-        )
+        self.progress = stderr_progress("importing")
         self.task = self.progress.add_task("importing", total=None)
 
     def __enter__(self) -> _ImportBar:
