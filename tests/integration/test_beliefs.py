@@ -16,6 +16,7 @@ from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.types import Unit
 from graph.database import Database
 from graph.models import Owner
+from graph.vocabulary import MAX_FACT_BYTES
 from tests.support.api import STORY, T0, Caller, count_nodes, new_caller, tell_story
 from tests.support.engines import DIMENSION, engine_settings, lease_of
 
@@ -218,7 +219,7 @@ async def test_other_tenants_ids_are_not_found_and_write_nothing(
 async def test_bad_input_is_refused_and_writes_nothing(db: Database, caller: Caller) -> None:
     old = (await _active_facts(caller))[0]
     before = await count_nodes(db, caller.tenant)
-    huge = "x" * (64 * 1024)
+    huge = "x" * (MAX_FACT_BYTES + 1)  # a fact is shorter than a turn may be
     for query, variables in (
         (CORRECT, {"id": old["id"], "text": "  ", "reason": "r"}),
         (CORRECT, {"id": old["id"], "text": huge, "reason": "r"}),

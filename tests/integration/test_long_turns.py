@@ -42,7 +42,10 @@ def _long_text(size: int) -> str:
 
 
 def _engine(db: Database, **settings: object) -> MemoryEngine:
-    return MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings(**settings))
+    """Salience off: a passport's place is an identifier, which salience consolidates at once, and
+    these tests read the raw turns' layer."""
+    chosen = {"salience": "off"} | settings
+    return MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings(**chosen))
 
 
 async def _parts(db: Database, owner: Owner) -> int:

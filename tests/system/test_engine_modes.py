@@ -28,6 +28,7 @@ from graph.errors import InvalidInput, StoreUnavailable
 from graph.leases import LeaseStore
 from graph.models import Owner
 from graph.settings import Neo4jSettings
+from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES
 from tests.support.conversations import SUSHI_WITH_NOISE as TEXTS
 from tests.support.engines import DIMENSION, TEST_TEMPLATE, engine_settings, lease_of
 
@@ -358,7 +359,7 @@ async def test_bad_units_are_refused_before_any_write(db: Database, owner: Owner
     with pytest.raises(ValueError):
         Unit(text="x", occurred_at=datetime(2024, 1, 1))
     with pytest.raises(InvalidInput):
-        await engine.remember_batch(owner, [Unit(text="fine"), Unit(text="y" * 40_000)])
+        await engine.remember_batch(owner, [Unit(text="fine"), Unit(text="y" * (DEFAULT_MAX_TEXT_BYTES + 1))])
     with pytest.raises(InvalidInput):
         await engine.remember_batch(owner, [])
     rows = await db.driver.execute_query(
