@@ -9,10 +9,12 @@ import re
 import string
 from collections import Counter
 from collections.abc import Coroutine, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
+from bench.embedding_store import EmbeddingStore
 from bench.machine import machine_info as machine_info
 from consolidation.consolidating.consolidator import (
     AnswerInput,
@@ -46,21 +48,29 @@ class CachedEmbedder:
 
     The modes of one run embed the same turns and questions; embedding them once (in large batches,
     up front) keeps MiniLM's CPU time out of the per-mode construction figures and saves minutes.
-    Vectors are deterministic per text, so caching changes no result.
+    Vectors are deterministic per text, so caching changes no result. With a `store` path the
+    vectors also persist between runs (bench/embedding_store.py).
     """
 
-    def __init__(self, inner: Embedder) -> None:
+    def __init__(self, inner: Embedder, store: Path | None = None) -> None:
         self.inner = inner
         # An embedder's name and dimension never change: copied once rather than forwarded.
         self.name = inner.name
         self.dimension = inner.dimension
         self._cache: dict[str, np.ndarray] = {}
+        # Optional vectors kept between runs (bench/embedding_store.py).
+        self._store = EmbeddingStore(store, inner.name, inner.dimension) if store else None
 
     async def embed(self, texts: list[str]) -> Vectors:
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing and self._store is not None:
+            self._cache.update(self._store.get(missing))
+            missing = [t for t in missing if t not in self._cache]
         if missing:
-            for text, vector in zip(missing, await self.inner.embed(missing), strict=True):
-                self._cache[text] = vector
+            made = dict(zip(missing, await self.inner.embed(missing), strict=True))
+            self._cache.update(made)
+            if self._store is not None:
+                self._store.put(made)
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([self._cache[t] for t in texts]).astype(np.float32)

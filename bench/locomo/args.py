@@ -41,6 +41,7 @@ class Args:
     compare_dense: Path | None
     quiet: bool
     adversarial: bool
+    embedding_cache: Path | None
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -124,5 +125,11 @@ def _parser() -> argparse.ArgumentParser:
         "--adversarial",
         action="store_true",
         help="ask category 5 (adversarial) questions only, for context sizes (their figures are not recall)",
+    )
+    parser.add_argument(
+        "--embedding-cache",
+        type=Path,
+        default=None,
+        help="a SQLite file that keeps vectors between runs (same results, no re-embedding)",
     )
     return parser

@@ -41,7 +41,7 @@ async def run(args: Args, argv: Sequence[str]) -> Report:
     samples = load_samples(
         args.data, names=args.samples, unit=args.unit, limit_turns=args.limit_turns, categories=categories
     )
-    embedder = CachedEmbedder(build_embedder(EmbedderSettings(kind=args.embedder)))
+    embedder = CachedEmbedder(build_embedder(EmbedderSettings(kind=args.embedder)), args.embedding_cache)
     calibration, theta_sim, timings = await prepare(args, samples, embedder)
     base = base_settings(args, theta_sim, calibration)
     db = Database.connect(neo4j_settings(args))

@@ -360,6 +360,23 @@ async def test_cached_embedder_embeds_each_text_once() -> None:
     assert (first[1] == second[0]).all() and cached.name == "hashing-v2"
 
 
+async def test_cached_embedder_keeps_vectors_between_runs(tmp_path: Path) -> None:
+    calls: list[list[str]] = []
+
+    class Counting(HashingEmbedder):
+        async def embed(self, texts: list[str]) -> Any:
+            calls.append(texts)
+            return await super().embed(texts)
+
+    store = tmp_path / "vectors.sqlite"
+    first = await CachedEmbedder(Counting(16), store).embed(["a b", "c d"])
+    again = await CachedEmbedder(Counting(16), store).embed(["c d", "e f", "a b"])
+    assert calls == [["a b", "c d"], ["e f"]]
+    assert (again[0] == first[1]).all() and (again[2] == first[0]).all()
+    other = await CachedEmbedder(Counting(8), store).embed(["a b"])
+    assert calls[-1] == ["a b"] and other.shape == (1, 8)
+
+
 # -- end to end ----------------------------------------------------------------------------------
 
 
