@@ -68,6 +68,8 @@ class Services(Memory):
             self.readiness.migrated, self.readiness.error = True, None
             if result.created:
                 log.info("schema migrated: created %s", ", ".join(result.created))
+            if result.backfilled.total:
+                log.info("older data brought up to date: %s", result.backfilled)
 
     async def check_ready(self) -> str | None:
         """None when ready (migrated, and a real probe query answered within its bound,

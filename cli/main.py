@@ -200,8 +200,10 @@ def neo4j_logs(lines: int = typer.Option(50, help="Lines from the end of each lo
 
 @db_app.command("migrate")
 def db_migrate() -> None:
-    """Create missing constraints and indexes; refuse a database built for another embedder or template."""
+    """Create missing constraints and indexes and bring older data up to date; refuse a database
+    built for another embedder or template."""
     import asyncio
+    from dataclasses import asdict
 
     from consolidation.providers.embedders import build_embedder
     from consolidation.settings import EmbedderSettings, EngineSettings
@@ -220,7 +222,9 @@ def db_migrate() -> None:
         finally:
             await db.close()
         created = {"created": result.created, "embedder": result.embedder, "dimension": result.dimension}
-        typer.echo(json.dumps(created | {"template": result.template}))
+        typer.echo(
+            json.dumps(created | {"template": result.template, "backfilled": asdict(result.backfilled)})
+        )
 
     asyncio.run(work())
 

@@ -8,8 +8,9 @@ refuses a service configured with anything else; `recmem db reembed` moves it to
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from graph.backfill import Backfill, backfill
 from graph.database import Database
 from graph.errors import SchemaMismatch
 
@@ -45,6 +46,7 @@ class Migration:
     embedder: str
     dimension: int
     template: str
+    backfilled: Backfill = field(default_factory=Backfill)
 
 
 async def read_spec(db: Database) -> EmbeddingSpec | None:
@@ -69,7 +71,8 @@ async def check_embedder(db: Database, embedder: str, dimension: int, template: 
 
 
 async def migrate(db: Database, embedder: str, dimension: int, template: str) -> Migration:
-    """Create every constraint and index in ``cypher/schema`` that is missing; change nothing else."""
+    """Create every constraint and index in ``cypher/schema`` that is missing, and bring data of
+    older versions up to date (graph/backfill.py); change nothing else."""
     await check_embedder(db, embedder, dimension, template)
     before = await _index_names(db)
     await _create_missing(db, dimension)
@@ -81,7 +84,8 @@ async def migrate(db: Database, embedder: str, dimension: int, template: str) ->
         schema_version=SCHEMA_VERSION,
     )
     created = sorted(await _index_names(db) - before)
-    return Migration(created=created, embedder=embedder, dimension=dimension, template=template)
+    backfilled = await backfill(db)
+    return Migration(created, embedder, dimension, template, backfilled)
 
 
 async def resize_vector_indexes(db: Database, dimension: int) -> list[str]:

@@ -1,0 +1,28 @@
+// A user's lexical statistics (items and words per layer) counted from the items, under the user's
+// write lock, so that no write lands between the count and the SET (writes take the same lock and
+// add to the statistics only once they are set). Items still without lex_length leave it for later.
+MATCH (u:User {tenant: $tenant, id: $user_id})
+SET u._lock = true
+REMOVE u._lock
+WITH u
+CALL (u) {
+  OPTIONAL MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+  RETURN count(n) AS interactions, sum(n.lex_length) AS interactions_length,
+         count(n) = count(n.lex_length) AS interactions_known
+}
+CALL (u) {
+  OPTIONAL MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
+  RETURN count(n) AS episodes, sum(n.lex_length) AS episodes_length,
+         count(n) = count(n.lex_length) AS episodes_known
+}
+CALL (u) {
+  OPTIONAL MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
+  RETURN count(n) AS facts, sum(n.lex_length) AS facts_length, count(n) = count(n.lex_length) AS facts_known
+}
+WITH u, interactions, interactions_length, episodes, episodes_length, facts, facts_length,
+     interactions_known AND episodes_known AND facts_known AS known
+WHERE known
+SET u.lex_interactions = interactions, u.lex_interactions_length = interactions_length,
+    u.lex_episodes = episodes, u.lex_episodes_length = episodes_length,
+    u.lex_facts = facts, u.lex_facts_length = facts_length
+RETURN count(u) AS updated

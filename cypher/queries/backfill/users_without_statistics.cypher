@@ -1,0 +1,5 @@
+// Up to $batch users from before the lexical statistics (any of them null).
+MATCH (u:User)
+WHERE u.lex_interactions IS NULL OR u.lex_episodes IS NULL OR u.lex_facts IS NULL
+RETURN u.tenant AS tenant, u.id AS user_id
+LIMIT $batch

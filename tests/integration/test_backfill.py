@@ -1,0 +1,71 @@
+"""Migration brings data written before scopes and lexical statistics up to date (graph/backfill.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.backfill import backfill
+from graph.database import Database
+from tests.support.api import Caller, tell_story
+
+RECALL = """query($filter: RecallFilter) {
+  recall(userId: "alice", query: "sushi with salmon", budget: {subconscious: 50, episodic: 50, semantic: 50},
+         includeConsolidated: true, filter: $filter) {
+    subconscious { interaction { id } } episodic { episode { id } } semantic { fact { id } } } }"""
+ALICE = {"speakers": ["alice"]}
+STATISTICS = ["lex_interactions", "lex_interactions_length", "lex_episodes", "lex_episodes_length"]
+STATISTICS += ["lex_facts", "lex_facts_length"]
+
+
+async def _rows(db: Database, query: str, **params: Any) -> list[dict[str, Any]]:
+    result = await db.driver.execute_query(query, params, database_=db.name)
+    return [r.data() for r in result.records]
+
+
+async def _state(db: Database, tenant: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Each node's scopes and word count, and the user's statistics."""
+    nodes = await _rows(
+        db,
+        "MATCH (n) WHERE n.tenant = $tenant AND (n:Interaction OR n:Episode OR n:Fact) "
+        "RETURN n.id AS id, n.scopes AS scopes, n.lex_length AS length",
+        tenant=tenant,
+    )
+    users = await _rows(
+        db, "MATCH (u:User {tenant: $tenant, id: 'alice'}) RETURN properties(u) AS u", tenant=tenant
+    )
+    return {n["id"]: (n["scopes"], n["length"]) for n in nodes}, {k: users[0]["u"].get(k) for k in STATISTICS}
+
+
+def _found(data: dict[str, Any]) -> int:
+    recall = data["recall"]
+    return sum(len(recall[layer]) for layer in ("subconscious", "episodic", "semantic"))
+
+
+async def test_backfill_restores_scopes_and_statistics_of_older_data(db: Database, caller: Caller) -> None:
+    await tell_story(caller)
+    nodes, statistics = await _state(db, caller.tenant)
+    filtered = _found(await caller.gql(RECALL, {"filter": ALICE}))
+    assert filtered > 0 and all(n[0] for n in nodes.values()) and None not in statistics.values()
+
+    # What a database from before scopes and statistics holds: no tokens, no counts.
+    await _rows(
+        db,
+        "MATCH (n) WHERE n.tenant = $tenant AND (n:Interaction OR n:Episode OR n:Fact) "
+        "REMOVE n.scopes, n.lex_length",
+        tenant=caller.tenant,
+    )
+    await _rows(
+        db,
+        "MATCH (u:User {tenant: $tenant}) REMOVE " + ", ".join(f"u.{k}" for k in STATISTICS),
+        tenant=caller.tenant,
+    )
+    assert _found(await caller.gql(RECALL, {"filter": ALICE})) == 0  # old turns fall out of filters
+
+    done = await backfill(db, batch=2)  # batches smaller than the data: the loops must go on
+    assert done.interaction_scopes >= 5 and done.memory_scopes >= 2 and done.lengths >= len(nodes)
+    assert done.users >= 1
+    assert await _state(db, caller.tenant) == (nodes, statistics)
+    assert _found(await caller.gql(RECALL, {"filter": ALICE})) == filtered
+
+    again = await backfill(db)
+    assert again.total == 0
