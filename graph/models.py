@@ -260,6 +260,7 @@ class UserStats:
     episode_versions: int
     active_facts: int
     superseded_facts: int
+    retracted_facts: int
     runs: int
     prompt_tokens: int
     completion_tokens: int

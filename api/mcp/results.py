@@ -190,6 +190,7 @@ class UserStats(BaseModel):
     episode_versions: int = Field(description="Episode versions, old ones included.")
     active_facts: int = Field(description="Facts in force (the semantic layer).")
     superseded_facts: int = Field(description="Facts replaced by newer ones.")
+    retracted_facts: int = Field(description="Facts a person retracted (kept for audit).")
     runs: int = Field(description="Consolidation and answer runs recorded.")
     prompt_tokens: int = Field(description="Prompt tokens spent in total.")
     completion_tokens: int = Field(description="Completion tokens spent in total.")

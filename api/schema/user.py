@@ -40,6 +40,7 @@ class UserStats:
     episode_versions: int = strawberry.field(description="Episode versions, old ones included.")
     active_facts: int = strawberry.field(description="Facts in force.")
     superseded_facts: int = strawberry.field(description="Facts replaced by newer ones.")
+    retracted_facts: int = strawberry.field(description="Facts a person retracted (kept for audit).")
     runs: int = strawberry.field(description="Consolidation and answer runs recorded.")
     prompt_tokens: int = strawberry.field(description="Prompt tokens spent in total.")
     completion_tokens: int = strawberry.field(description="Completion tokens spent in total.")

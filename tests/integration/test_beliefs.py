@@ -137,6 +137,8 @@ async def test_a_correction_answers_in_the_scopes_of_what_it_replaces_and_rests_
 
 async def test_retract_closes_the_fact_keeps_it_audited(caller: Caller) -> None:
     old = (await _active_facts(caller))[0]
+    stats = '{ user(id: "alice") { stats { activeFacts retractedFacts } } }'
+    counted = (await caller.gql(stats))["user"]["stats"]
     before = datetime.now(UTC)
     done = (await caller.gql(RETRACT, {"id": old["id"], "reason": "never said that"}))["retractFact"]
     assert done["written"] is True and done["fact"] is None
@@ -149,6 +151,11 @@ async def test_retract_closes_the_fact_keeps_it_audited(caller: Caller) -> None:
     corrections = audited["audit"]["corrections"]
     assert [(c["op"], c["reason"]) for c in corrections] == [("retract_fact", "never said that")]
     assert corrections[0]["by"] == done["run"]["by"]
+    after = (await caller.gql(stats))["user"]["stats"]
+    assert after == {
+        "activeFacts": counted["activeFacts"] - 1,
+        "retractedFacts": counted["retractedFacts"] + 1,
+    }
 
     # Once retracted, neither a second retraction nor a correction applies: a typed refusal.
     for query, variables in (

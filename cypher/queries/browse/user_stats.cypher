@@ -13,7 +13,8 @@ CALL (u) {
 CALL (u) {
   OPTIONAL MATCH (f:Fact {tenant: $tenant, user_id: $user_id})
   RETURN count(CASE WHEN f.status = 'active' THEN 1 END) AS active_facts,
-         count(CASE WHEN f.status = 'superseded' THEN 1 END) AS superseded_facts
+         count(CASE WHEN f.status = 'superseded' THEN 1 END) AS superseded_facts,
+         count(CASE WHEN f.status = 'retracted' THEN 1 END) AS retracted_facts
 }
 CALL (u) {
   OPTIONAL MATCH (r:ConsolidationRun {tenant: $tenant, user_id: $user_id})
@@ -21,4 +22,4 @@ CALL (u) {
          coalesce(sum(r.completion_tokens), 0) AS completion_tokens
 }
 RETURN interactions, consolidated, pending, episodes, episode_versions, active_facts, superseded_facts,
-       runs, prompt_tokens, completion_tokens
+       retracted_facts, runs, prompt_tokens, completion_tokens

@@ -13,7 +13,7 @@ const USER = graphql(`
   query UserHeader($id: ID!) {
     user(id: $id) {
       id
-      stats { interactions pending consolidated episodes episodeVersions activeFacts supersededFacts runs promptTokens completionTokens }
+      stats { interactions pending consolidated episodes episodeVersions activeFacts supersededFacts retractedFacts runs promptTokens completionTokens }
     }
   }
 `);
@@ -69,7 +69,7 @@ function UserHeader({ user }: { user: string }) {
           <div><dt>Interactions</dt><dd>{stats.interactions}</dd></div>
           <div><dt>Pending</dt><dd>{stats.pending}</dd></div>
           <div><dt>Episodes</dt><dd>{stats.episodes} <small>({stats.episodeVersions} versions)</small></dd></div>
-          <div><dt>Facts</dt><dd>{stats.activeFacts} <small>+{stats.supersededFacts} superseded</small></dd></div>
+          <div><dt>Facts</dt><dd>{stats.activeFacts} <small>+{stats.supersededFacts} superseded, {stats.retractedFacts} retracted</small></dd></div>
           <div><dt>Tokens</dt><dd>{stats.promptTokens + stats.completionTokens} <small>in {stats.runs} runs</small></dd></div>
         </dl>
       )}
