@@ -1,10 +1,14 @@
 """Assembled contexts compared across runs: a question's context per token budget is recorded as
-a hash of its text, and another run's questions file says which questions got the same one."""
+a hash of its text, and another run's questions file says which questions got the same one.
+
+    python -m bench.locomo.contexts MINE-questions.jsonl OTHER-questions.jsonl   # prints JSON
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,3 +46,15 @@ def compare_contexts(results: Sequence[QuestionResult], other: Path) -> ContextC
             else:
                 row["differing"].append(f"{result.sample}#{result.index}")
     return {"other_run": str(other), "modes": modes}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Two finished runs' questions files compared, as --compare-contexts does during a run."""
+    mine, other = (Path(a) for a in (sys.argv[1:] if argv is None else argv))
+    rows = [QuestionResult(**json.loads(line)) for line in mine.read_text(encoding="utf-8").splitlines()]
+    print(json.dumps(compare_contexts(rows, other), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

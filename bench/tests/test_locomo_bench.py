@@ -22,6 +22,7 @@ from bench.common import (
 from bench.locomo.cli import main
 from bench.locomo.construction import Construction
 from bench.locomo.contexts import compare_contexts, context_hash
+from bench.locomo.contexts import main as contexts_main
 from bench.locomo.data import Question, load_samples, normalize_dia_id, pair_units, parse_evidence
 from bench.locomo.markdown import markdown_report
 from bench.locomo.modes import mode_settings
@@ -379,7 +380,7 @@ async def test_cached_embedder_keeps_vectors_between_runs(tmp_path: Path) -> Non
     assert calls[-1] == ["a b"] and other.shape == (1, 8)
 
 
-def test_contexts_compare_per_mode_and_budget(tmp_path: Path) -> None:
+def test_contexts_compare_per_mode_and_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     def row(mode: str, index: int, texts: dict[str, str]) -> QuestionResult:
         found = result(mode, 1, 0.5, 10)
         found.index = index
@@ -397,6 +398,11 @@ def test_contexts_compare_per_mode_and_budget(tmp_path: Path) -> None:
     assert found["modes"]["raw"]["500"] == {"questions": 2, "identical": 1, "differing": ["s#0"]}
     assert found["modes"]["recmem"] == {"250": {"questions": 1, "identical": 1, "differing": []}}
     assert context_hash("a") != context_hash("a ")
+    # The same comparison of two finished runs' files.
+    written = tmp_path / "mine-questions.jsonl"
+    written.write_text("".join(json.dumps(asdict(r)) + "\n" for r in mine), encoding="utf-8")
+    assert contexts_main([str(written), str(other)]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(found))
 
 
 # -- end to end ----------------------------------------------------------------------------------
