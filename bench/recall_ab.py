@@ -18,13 +18,22 @@ import uuid
 from pathlib import Path
 
 from bench.machine import loadavg
-from bench.service.client import BUDGETS, RECALL, Client
+from bench.service.client import BUDGETS, Client
 from bench.service.load import load_user
 from bench.service.process import create_key, resolve_target, running_service
 from bench.service.stats import summary
 from bench.service.texts import Salads
 
 CODES = ("old", "new")
+# The service bench's recall without its filter argument, which add289e's schema lacks: the same
+# document for both codes.
+RECALL = """query Recall($userId: ID!, $query: String!, $budget: BudgetInput) {
+  recall(userId: $userId, query: $query, budget: $budget) {
+    semantic { score fact { id text validFrom } sources { id } }
+    episodic { score episode { id title summary version } sourceIds }
+    subconscious { score interaction { id text occurredAt } }
+  }
+}"""
 
 
 def main() -> None:

@@ -39,6 +39,7 @@ class Args:
     neo4j_password: str | None
     other_tenants: int
     compare_dense: Path | None
+    compare_contexts: Path | None
     quiet: bool
     adversarial: bool
     embedding_cache: Path | None
@@ -119,6 +120,13 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="a NAME-questions.jsonl of another run: report how many raw questions got the same dense hits",
+    )
+    parser.add_argument(
+        "--compare-contexts",
+        type=Path,
+        default=None,
+        help="a NAME-questions.jsonl of another run: report per mode and token budget how many"
+        " questions got the identical context",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(

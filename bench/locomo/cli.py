@@ -16,12 +16,13 @@ from bench.locomo.args import Args, parse_args
 from bench.locomo.calibration import base_settings, prepare
 from bench.locomo.console import console, progress_bar
 from bench.locomo.construction import Construction
+from bench.locomo.contexts import compare_contexts
 from bench.locomo.data import ADVERSARIAL, CATEGORIES, Sample, load_samples
 from bench.locomo.endpoints import llm_endpoint, neo4j_settings
 from bench.locomo.markdown import markdown_report
 from bench.locomo.modes import MATCHED, UNCONSOLIDATED, Options, mode_settings, thresholds
 from bench.locomo.report import build_report, write_outputs
-from bench.locomo.results import ComparedReport, Meta, Report
+from bench.locomo.results import ComparedReport, Comparisons, Meta, Report
 from bench.locomo.runner import Bench
 from bench.locomo.scoring import QuestionResult
 from bench.locomo.targets import compare_dense
@@ -64,9 +65,14 @@ async def run(args: Args, argv: Sequence[str]) -> Report:
     report = build_report(meta, constructions, questions, recall_s, variants, bench.skipped)
     if bench.skipped:
         console.print(f"[yellow]{len(bench.skipped)} skipped[/] (listed under `skipped` in the JSON)")
+    comparisons: Comparisons = {}
     if args.compare_dense is not None and "raw" in questions:
-        dense = compare_dense(questions["raw"], args.compare_dense)
-        report = ComparedReport(**report, dense_hits_vs_other_run=dense)
+        comparisons["dense_hits_vs_other_run"] = compare_dense(questions["raw"], args.compare_dense)
+    if args.compare_contexts is not None:
+        every = [r for rows in (*questions.values(), *variants.values()) for r in rows]
+        comparisons["contexts_vs_other_run"] = compare_contexts(every, args.compare_contexts)
+    if comparisons:
+        report = ComparedReport(**report, **comparisons)
     write_outputs(report, {**questions, **variants}, args.out, args.name)
     return report
 

@@ -133,6 +133,19 @@ class DenseComparison(TypedDict):
     identical: int
 
 
+class ModeContexts(TypedDict):
+    """At one token budget: questions compared, how many got the identical context, the others."""
+
+    questions: int
+    identical: int
+    differing: list[str]  # "sample#index"
+
+
+class ContextComparison(TypedDict):
+    other_run: str
+    modes: dict[str, dict[str, ModeContexts]]  # mode -> token budget -> comparison
+
+
 class Thresholds(TypedDict):
     theta_sim: float
     theta_count: int
@@ -197,7 +210,12 @@ class Report(Meta):
     targets: Targets
 
 
-class ComparedReport(Report):
-    """NAME.json with --compare-dense."""
+class Comparisons(TypedDict, total=False):
+    """What --compare-dense and --compare-contexts found against another run."""
 
     dense_hits_vs_other_run: DenseComparison
+    contexts_vs_other_run: ContextComparison
+
+
+class ComparedReport(Report, Comparisons):
+    """NAME.json with --compare-dense or --compare-contexts."""

@@ -15,6 +15,7 @@ from bench.common import CachedEmbedder, count_tokens
 from bench.locomo.answers import answer_and_judge
 from bench.locomo.console import console
 from bench.locomo.construction import Construction, consolidated_count, run_costs, usage_slice
+from bench.locomo.contexts import context_hash
 from bench.locomo.data import Question, Sample, session_of
 from bench.locomo.modes import (
     MATCH_POOL,
@@ -268,6 +269,7 @@ class Bench:
             assert assembled.context is not None
             result.at_tokens[str(budget)] = score_context(question, evidence_ids, assembled.context)
             result.nothing_relevant[str(budget)] = assembled.context.nothing_relevant
+            result.context_hashes[str(budget)] = context_hash(assembled.context.text)
         if mode == "raw":
             result.dense_refs = await self.dense_refs(engine, owner, question)
         if self.options.answers:

@@ -36,6 +36,8 @@ class QuestionResult:
     at_tokens: dict[str, ContextScore] = field(default_factory=dict)
     # Per token budget: whether the context found nothing relevant (its rule off: filled anyway).
     nothing_relevant: dict[str, bool] = field(default_factory=dict)
+    # Per token budget: the SHA-256 of the assembled context's text (bench/locomo/contexts.py).
+    context_hashes: dict[str, str] = field(default_factory=dict)
     # raw mode: the source refs of the 10 dense (vector-only) hits, comparable across databases.
     dense_refs: list[str] = field(default_factory=list)
     prediction: str | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ from bench.common import (
 )
 from bench.locomo.cli import main
 from bench.locomo.construction import Construction
+from bench.locomo.contexts import compare_contexts, context_hash
+from bench.locomo.contexts import main as contexts_main
 from bench.locomo.data import Question, load_samples, normalize_dia_id, pair_units, parse_evidence
 from bench.locomo.markdown import markdown_report
 from bench.locomo.modes import mode_settings
@@ -377,6 +380,31 @@ async def test_cached_embedder_keeps_vectors_between_runs(tmp_path: Path) -> Non
     assert calls[-1] == ["a b"] and other.shape == (1, 8)
 
 
+def test_contexts_compare_per_mode_and_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def row(mode: str, index: int, texts: dict[str, str]) -> QuestionResult:
+        found = result(mode, 1, 0.5, 10)
+        found.index = index
+        found.context_hashes = {budget: context_hash(text) for budget, text in texts.items()}
+        return found
+
+    other = tmp_path / "other-questions.jsonl"
+    theirs = [row("raw", 0, {"250": "a", "500": "a b"}), row("raw", 1, {"250": "c", "500": "c d"})]
+    theirs += [row("recmem", 0, {"250": "x"})]
+    other.write_text("".join(json.dumps(asdict(r)) + "\n" for r in theirs), encoding="utf-8")
+    mine = [row("raw", 0, {"250": "a", "500": "a b!"}), row("raw", 1, {"250": "c", "500": "c d"})]
+    mine += [row("recmem", 0, {"250": "x"}), row("raw", 2, {"250": "new"})]
+    found = compare_contexts(mine, other)
+    assert found["modes"]["raw"]["250"] == {"questions": 2, "identical": 2, "differing": []}
+    assert found["modes"]["raw"]["500"] == {"questions": 2, "identical": 1, "differing": ["s#0"]}
+    assert found["modes"]["recmem"] == {"250": {"questions": 1, "identical": 1, "differing": []}}
+    assert context_hash("a") != context_hash("a ")
+    # The same comparison of two finished runs' files.
+    written = tmp_path / "mine-questions.jsonl"
+    written.write_text("".join(json.dumps(asdict(r)) + "\n" for r in mine), encoding="utf-8")
+    assert contexts_main([str(written), str(other)]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(found))
+
+
 # -- end to end ----------------------------------------------------------------------------------
 
 
@@ -414,5 +442,6 @@ def test_smoke_run_against_neo4j(tmp_path: Path, neo4j_settings: Neo4jSettings) 
     # Raw recall covers everything the subconscious layer holds: the tiny stream fits the budget.
     assert modes["raw"]["recall"]["by_category"]["all"]["evidence_recall"] == 1.0
     lines = (out / "smoke-questions.jsonl").read_text(encoding="utf-8").splitlines()
+    assert all(len(json.loads(line)["context_hashes"]) == 4 for line in lines)
     assert len(lines) == 12  # three modes and the token-matched raw recall, three questions each
     assert "## Targets" in (out / "smoke.md").read_text(encoding="utf-8")

@@ -116,6 +116,46 @@ async def test_forgetting_a_long_turn_erases_its_parts(db: Database, owner: Owne
     assert await _parts(db, owner) == 0
 
 
+async def _long_interactions(db: Database, owner: Owner) -> tuple[int | None, int]:
+    """The user node's count of long interactions, and a recount of those with parts."""
+    rows = await db.driver.execute_query(
+        "MATCH (u:User {tenant: $t, id: $u}) "
+        "OPTIONAL MATCH (n:Interaction {tenant: $t, user_id: $u}) WHERE EXISTS { (n)-[:HAS_PART]->() } "
+        "RETURN u.long_interactions AS kept, count(n) AS counted",
+        t=owner.tenant,
+        u=owner.user_id,
+        database_=db.name,
+    )
+    return rows.records[0]["kept"], int(rows.records[0]["counted"])
+
+
+async def test_the_count_of_long_turns_matches_a_recount_through_writes_and_forgets(
+    db: Database, owner: Owner
+) -> None:
+    engine = _engine(db)
+    short = await engine.remember(owner, Unit(text="My passport is at home.", speaker="Ann", occurred_at=T0))
+    assert await _long_interactions(db, owner) == (0, 0)
+    # Without parts to read, dense recall still finds the short turn (the parts are skipped).
+    dense = await engine.recall(owner, QUERY, budgets=Budgets(10, 0, 0), lexical=False)
+    assert [h.id for h in dense.subconscious] == [short.interaction_id]
+    batch = [
+        Unit(text=_long_text(size), speaker="Ann", occurred_at=T0 + timedelta(minutes=i))
+        for i, size in enumerate((5_000, 900, 9_000, 3_000))
+    ]
+    written = await engine.remember_batch(owner, batch, consolidate=False)
+    assert await _long_interactions(db, owner) == (3, 3)
+    forgetter = Forgetter(engine)
+    await forgetter.forget_interaction(owner, written[1].interaction_id)  # short: no part
+    assert await _long_interactions(db, owner) == (3, 3)
+    await forgetter.forget_interaction(owner, written[2].interaction_id)
+    assert await _long_interactions(db, owner) == (2, 2)
+    for gone in (written[0], written[3]):
+        await forgetter.forget_interaction(owner, gone.interaction_id)
+    assert await _long_interactions(db, owner) == (0, 0)
+    dense = await engine.recall(owner, QUERY, budgets=Budgets(10, 0, 0), lexical=False)
+    assert [h.id for h in dense.subconscious] == [short.interaction_id]
+
+
 async def test_a_turn_over_the_limit_names_the_limit_and_the_setting(db: Database, owner: Owner) -> None:
     engine = _engine(db, max_text_bytes=1_000)
     with pytest.raises(InvalidInput, match=r"the limit is 1000 bytes \(RECMEM_MAX_TEXT_BYTES\)"):

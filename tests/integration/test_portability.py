@@ -125,11 +125,12 @@ async def _parts(db: Database, owner: Owner) -> list[tuple[int, int]]:
 
 
 async def _lexical_statistics(db: Database, owner: Owner) -> dict[str, Any]:
-    """What the write path keeps on the user node for per-user BM25 (graph/lexical.py)."""
+    """What the write path keeps on the user node for per-user BM25 (graph/lexical.py), and its
+    count of long interactions (recall/dense.cypher reads parts only when it is not 0)."""
     rows = await _graph(
         db, "MATCH (u:User {tenant: $t, id: $u}) RETURN properties(u) AS p", t=owner.tenant, u=owner.user_id
     )
-    return {k: v for k, v in rows[0]["p"].items() if k.startswith("lex_")}
+    return {k: v for k, v in rows[0]["p"].items() if k.startswith("lex_") or k == "long_interactions"}
 
 
 async def story_user(db: Database, caller: Caller) -> Owner:
@@ -196,6 +197,7 @@ async def test_export_forget_import_gives_the_same_memory(
     assert len(parts) > 2
     assert not any(line.get("labels") == ["InteractionPart"] for line in before)
     assert statistics and all(value is not None for value in statistics.values())
+    assert statistics["long_interactions"] == 1
     await services.forgetter.forget_user(owner)
     assert await count_nodes(db, owner.tenant, owner.user_id) == {}
 

@@ -11,13 +11,15 @@
 // indexing them cost seconds per long turn; recall/dense.cypher scans a user's parts).
 // The user's lexical statistics (items and words per layer, graph/lexical.py) count the created
 // rows; they start at 0 with the user, so a user from before them keeps none (null stays null).
+// So does its count of long interactions (those with parts), by which recall/dense.cypher skips
+// the parts of a user who has none.
 CYPHER 25
 MERGE (t:Tenant {id: $tenant})
 ON CREATE SET t.created_at = datetime()
 MERGE (u:User {tenant: $tenant, id: $user_id})
 ON CREATE SET u.user_id = $user_id, u.seq = 0, u.created_at = datetime(),
   u.lex_interactions = 0, u.lex_interactions_length = 0, u.lex_episodes = 0,
-  u.lex_episodes_length = 0, u.lex_facts = 0, u.lex_facts_length = 0
+  u.lex_episodes_length = 0, u.lex_facts = 0, u.lex_facts_length = 0, u.long_interactions = 0
 MERGE (t)-[:HAS]->(u)
 SET u._lock = true
 REMOVE u._lock
@@ -49,18 +51,19 @@ CALL (u, fresh) {
     })
     SET p.embedding = toFloatList(part.embedding)
   }
-  RETURN collect(n) AS created
+  RETURN collect(n) AS created, sum(CASE WHEN size(r.parts) > 0 THEN 1 ELSE 0 END) AS long_created
 }
-CALL (u, created) {
-  WITH u, created WHERE size(created) > 0
+CALL (u, created, long_created) {
+  WITH u, created, long_created WHERE size(created) > 0
   FOREACH (i IN range(0, size(created) - 2) |
     FOREACH (a IN [created[i]] | FOREACH (b IN [created[i + 1]] | CREATE (a)-[:NEXT]->(b))))
-  WITH u, created
+  WITH u, created, long_created
   OPTIONAL MATCH (previous:Interaction {id: u.last_interaction_id})
   FOREACH (p IN CASE WHEN previous IS NULL THEN [] ELSE [previous] END |
     FOREACH (first IN [created[0]] | CREATE (p)-[:NEXT]->(first)))
   SET u.seq = u.seq + size(created), u.last_interaction_id = created[size(created) - 1].id,
       u.lex_interactions = u.lex_interactions + size(created),
-      u.lex_interactions_length = u.lex_interactions_length + reduce(s = 0, n IN created | s + n.lex_length)
+      u.lex_interactions_length = u.lex_interactions_length + reduce(s = 0, n IN created | s + n.lex_length),
+      u.long_interactions = u.long_interactions + long_created
 }
 RETURN known, [n IN created | n {.id, .seq}] AS created

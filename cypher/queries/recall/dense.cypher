@@ -8,17 +8,21 @@
 // With $parts, a long interaction scores by the best of its own vector and its parts' (above the
 // exact limit, the user's parts are scanned: they are in no vector index), so every part of it is
 // searchable and it is counted once; without, by its own vector alone (the recurrence gate).
+// A user whose node counts no long interaction (interactions/write_batch) has no parts to read:
+// they are skipped; a user from before that count (null) reads them.
 // A budget of 0 skips its layer. recall/lexical runs at the same time (on another core).
 // Instants come back as ISO strings: the driver's temporal decoding is slow Python.
 CYPHER 25
-CALL () {
+OPTIONAL MATCH (u:User {tenant: $tenant, id: $user_id})
+WITH $parts AND coalesce(u.long_interactions, 1) > 0 AS parts
+CALL (parts) {
   WITH $k_interactions AS k WHERE k > 0
   CALL () {
     MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
     WITH n LIMIT $exact_limit + 1
     RETURN $filtered OR count(n) <= $exact_limit AS exact
   }
-  CALL (exact) {
+  CALL (exact, parts) {
     WITH exact WHERE exact
     MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
     WHERE n.consolidated IN $consolidated
@@ -36,15 +40,15 @@ CALL () {
       )
     RETURN n
   UNION
-    WITH exact WHERE NOT exact AND $parts
+    WITH exact WHERE NOT exact AND parts
     MATCH (p:InteractionPart {tenant: $tenant, user_id: $user_id})
     WITH p ORDER BY vector.similarity.cosine(p.embedding, $vector) DESC LIMIT $pool
     MATCH (n:Interaction)-[:HAS_PART]->(p)
     WHERE n.consolidated IN $consolidated
     RETURN n
   }
-  CALL (n) {
-    WITH n WHERE $parts
+  CALL (n, parts) {
+    WITH n WHERE parts
     MATCH (n)-[:HAS_PART]->(p:InteractionPart)
     RETURN max(vector.similarity.cosine(p.embedding, $vector)) AS part_best
   }
