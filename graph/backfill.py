@@ -4,7 +4,8 @@ migration; a no-op (a few empty reads) once nothing is missing.
 - Interactions from before scopes get their tokens (agent, session, speaker, metadata: graph/scopes.py),
   so a filtered recall finds them; episodes and facts get the union of their sources' scopes.
 - Items from before the lexical statistics get their word counts, and their users the per-layer
-  statistics, so that BM25 uses the exact user-wide average length (graph/lexical.py).
+  statistics, so that BM25 uses the exact user-wide average length (graph/lexical.py), and the
+  count of long interactions, so that dense recall skips parts for users without any.
 Why, and what an upgrade costs: docs/operations.md#upgrading.
 """
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from graph.backfill import backfill
 from graph.database import Database
-from tests.support.api import Caller, tell_story
+from tests.support.api import REMEMBER_BATCH, Caller, tell_story, unit
 
 RECALL = """query($filter: RecallFilter) {
   recall(userId: "alice", query: "sushi with salmon", budget: {subconscious: 50, episodic: 50, semantic: 50},
@@ -14,7 +14,7 @@ RECALL = """query($filter: RecallFilter) {
     subconscious { interaction { id } } episodic { episode { id } } semantic { fact { id } } } }"""
 ALICE = {"speakers": ["alice"]}
 STATISTICS = ["lex_interactions", "lex_interactions_length", "lex_episodes", "lex_episodes_length"]
-STATISTICS += ["lex_facts", "lex_facts_length"]
+STATISTICS += ["lex_facts", "lex_facts_length", "long_interactions"]
 
 
 async def _rows(db: Database, query: str, **params: Any) -> list[dict[str, Any]]:
@@ -43,7 +43,10 @@ def _found(data: dict[str, Any]) -> int:
 
 async def test_backfill_restores_scopes_and_statistics_of_older_data(db: Database, caller: Caller) -> None:
     await tell_story(caller)
+    long_turn = " ".join(f"Sentence {i} is about a trip to the lake with the dog." for i in range(40))
+    await caller.gql(REMEMBER_BATCH, {"user": "alice", "units": [unit(long_turn, 9, sourceRef="long")]})
     nodes, statistics = await _state(db, caller.tenant)
+    assert statistics["long_interactions"] == 1
     filtered = _found(await caller.gql(RECALL, {"filter": ALICE}))
     assert filtered > 0 and all(n[0] for n in nodes.values()) and None not in statistics.values()
 

@@ -1,4 +1,5 @@
-// A user's lexical statistics (items and words per layer) counted from the items, under the user's
+// A user's lexical statistics (items and words per layer) and count of long interactions (those
+// with parts: recall/dense.cypher skips parts when it is 0) counted from the items, under the user's
 // write lock, so that no write lands between the count and the SET (writes take the same lock and
 // add to the statistics only once they are set). Items still without lex_length leave it for later.
 MATCH (u:User {tenant: $tenant, id: $user_id})
@@ -19,10 +20,15 @@ CALL (u) {
   OPTIONAL MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
   RETURN count(n) AS facts, sum(n.lex_length) AS facts_length, count(n) = count(n.lex_length) AS facts_known
 }
-WITH u, interactions, interactions_length, episodes, episodes_length, facts, facts_length,
+CALL (u) {
+  OPTIONAL MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+  WHERE EXISTS { (n)-[:HAS_PART]->(:InteractionPart) }
+  RETURN count(n) AS long_interactions
+}
+WITH u, interactions, interactions_length, episodes, episodes_length, facts, facts_length, long_interactions,
      interactions_known AND episodes_known AND facts_known AS known
 WHERE known
 SET u.lex_interactions = interactions, u.lex_interactions_length = interactions_length,
     u.lex_episodes = episodes, u.lex_episodes_length = episodes_length,
-    u.lex_facts = facts, u.lex_facts_length = facts_length
+    u.lex_facts = facts, u.lex_facts_length = facts_length, u.long_interactions = long_interactions
 RETURN count(u) AS updated
