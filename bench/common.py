@@ -26,8 +26,11 @@ from consolidation.consolidating.consolidator import (
     Turn,
 )
 from consolidation.consolidating.offline import OfflineConsolidator
+from consolidation.consolidating.prompts import plan_question as plan_prompt
 from consolidation.consolidating.prompts.common import DATA_TAG
 from consolidation.providers.embedders import Embedder, Vectors
+from consolidation.providers.llm.types import Usage
+from consolidation.recall.planning import plan_question
 from local_llm_server import Reply
 from local_llm_server.generic import json_schema_field
 from local_llm_server.tokens import count_tokens as _o200k_tokens
@@ -131,7 +134,26 @@ class ExtractiveResponder:
             return completed(offline.refine_facts(_refine_input(data)))
         if task == "answer":
             return completed(offline.answer(AnswerInput.model_validate(data)))
+        if task == plan_prompt.TASK:
+            return LLMResult(value=rule_reply(data), usage=Usage.zero("local"))
         return None
+
+
+def rule_reply(data: Mapping[str, Any]) -> plan_prompt.PlanReply:
+    """The planner prompt answered with the rule plan of its question: the LLM planner's machinery
+    (HTTP, schema, tokens, checks) runs for real while its plans stay the rules' plans."""
+    inp = plan_prompt.PlanInput.model_validate(data)
+    plan = plan_question(inp.question, inp.asked_at)
+    window = plan.window
+    return plan_prompt.PlanReply(
+        window_start=window.start.isoformat() if window else None,
+        window_end=window.end.isoformat() if window else None,
+        window_text=window.text if window else None,
+        order=plan.order.value if plan.order is not None else None,
+        kind=plan.kind.value,
+        entities=plan.entities,
+        unresolved=plan.unresolved,
+    )
 
 
 def _task(body: Mapping[str, Any]) -> str | None:

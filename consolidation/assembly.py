@@ -14,6 +14,7 @@ from consolidation.forgetting.forgetter import Forgetter
 from consolidation.forgetting.keys import AccessKeys
 from consolidation.portability import Portability
 from consolidation.providers.embedders import Embedder
+from consolidation.providers.llm.base import LanguageModel
 from consolidation.recall.audit import MemoryAudit
 from consolidation.settings import EngineSettings
 from graph.database import Database
@@ -51,10 +52,16 @@ class Memory:
 
 
 def assemble(
-    db: Database, embedder: Embedder, consolidator: Consolidator, settings: EngineSettings
+    db: Database,
+    embedder: Embedder,
+    consolidator: Consolidator,
+    settings: EngineSettings,
+    *,
+    planner_model: LanguageModel | None = None,
 ) -> Memory:
-    """Build the stores once (the engine opens them over `db`) and every part over them."""
-    return around(MemoryEngine(db, embedder, consolidator, settings))
+    """Build the stores once (the engine opens them over `db`) and every part over them;
+    `planner_model`: the endpoint of the LLM planner (RECMEM_PLANNER=llm)."""
+    return around(MemoryEngine(db, embedder, consolidator, settings, planner_model=planner_model))
 
 
 def around(engine: MemoryEngine) -> Memory:

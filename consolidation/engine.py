@@ -18,9 +18,11 @@ from consolidation.consolidating.pipeline import UnitPipeline
 from consolidation.consolidating.prompts.common import to_utc
 from consolidation.metrics import Metrics
 from consolidation.providers.embedders import Embedder
+from consolidation.providers.llm.base import LanguageModel
 from consolidation.recall.answering import Answerer
 from consolidation.recall.filters import scope_filter
-from consolidation.recall.planning import plan_question
+from consolidation.recall.planning import Plan, plan_question
+from consolidation.recall.planning.llm import LLMPlanner
 from consolidation.recall.recaller import Recaller
 from consolidation.recall.sentences import embed_writes
 from consolidation.settings import EngineSettings
@@ -59,9 +61,12 @@ class MemoryEngine:
         settings: EngineSettings,
         *,
         metrics: Metrics | None = None,
+        planner_model: LanguageModel | None = None,
     ) -> None:
         """Over `stores` shared with the service's other parts (consolidation/assembly.py), or,
-        given a bare database, over stores of its own."""
+        given a bare database, over stores of its own. `planner_model`: the endpoint the LLM
+        planner calls (RECMEM_PLANNER=llm refuses to start without one: PlannerConfigError)."""
+        self.llm_planner = _llm_planner(settings, planner_model)
         # Counters and backlog gauges of this engine, in its own registry (GET /metrics).
         self.metrics = metrics or Metrics()
         if isinstance(stores, Database):
@@ -425,7 +430,7 @@ class MemoryEngine:
         require_min_score(min_score)
         scope = scope_filter(filters)
         asked = datetime.now(UTC) if asked_at is None else to_utc(asked_at)
-        plan = None if self.settings.planner == "off" else plan_question(query, asked)
+        plan = await self._plan(query, asked)
         include = self.settings.include_consolidated if include_consolidated is None else include_consolidated
         return await self.recaller.recall(
             owner,
@@ -439,6 +444,13 @@ class MemoryEngine:
             min_score=min_score,
             plan=plan,
         )
+
+    async def _plan(self, query: str, asked: datetime) -> Plan | None:
+        if self.settings.planner == "off":
+            return None
+        if self.llm_planner is not None:
+            return await self.llm_planner.plan(query, asked)
+        return plan_question(query, asked)
 
     async def answer(
         self,
@@ -463,6 +475,21 @@ class MemoryEngine:
             asked_at=asked_at,
         )
         return await self.answerer.answer(owner, question, recall, asked_at)
+
+
+class PlannerConfigError(ValueError):
+    """RECMEM_PLANNER=llm with no LLM endpoint configured."""
+
+
+def _llm_planner(settings: EngineSettings, model: LanguageModel | None) -> LLMPlanner | None:
+    if settings.planner != "llm":
+        return None
+    if model is None:
+        raise PlannerConfigError(
+            "RECMEM_PLANNER=llm needs an LLM endpoint (RECMEM_LLM_BASE_URL and/or RECMEM_LLM_API_KEY); "
+            "set RECMEM_PLANNER=rules to plan without one"
+        )
+    return LLMPlanner(model, settings.planner_timeout_s)
 
 
 async def _observed(read: Awaitable[R], observe: Callable[[R | None], None]) -> R:

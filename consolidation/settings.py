@@ -100,9 +100,13 @@ class EngineSettings(BaseSettings):
     # A context whose candidates all fall below the relevance floor (consolidation/recall/relevance.py)
     # is left empty and says so (`nothing_relevant`); off: it is filled all the same, still flagged.
     context_relevance: bool = False
-    # Recall reads the question first (consolidation/recall/planning/): "rules" (no LLM call) or
-    # "off" (the question's words only).
-    planner: Literal["off", "rules"] = "rules"
+    # Recall reads the question first (consolidation/recall/planning/): "rules" (no LLM call),
+    # "llm" (one call to the configured endpoint, the rules on any failure; refused at start-up
+    # without an endpoint) or "off" (the question's words only).
+    planner: Literal["off", "rules", "llm"] = "rules"
+    # planner=llm: the longest recall waits for the planner's call (retries included) before it
+    # falls back to the rule plan.
+    planner_timeout_s: float = Field(default=10.0, gt=0, le=120)
     # What an interaction is embedded as (consolidation/providers/embedding_template.py); the database
     # records it, and `recmem db reembed` rebuilds the vectors after a change.
     embedding_template: str = DEFAULT_TEMPLATE

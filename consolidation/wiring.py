@@ -14,7 +14,7 @@ from consolidation.consolidating.llm_consolidator import LLMConsolidator
 from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
 from consolidation.providers.embedders import build_embedder
-from consolidation.providers.llm import build_language_model
+from consolidation.providers.llm import LanguageModel, build_language_model
 from consolidation.settings import EmbedderSettings, EngineSettings, LLMSettings
 from graph.database import Database
 from graph.settings import Neo4jSettings
@@ -32,10 +32,13 @@ class AppSettings:
     engine: EngineSettings = field(default_factory=EngineSettings)
 
 
-def build_consolidator(settings: LLMSettings, *, warn_offline: bool = True) -> Consolidator:
+def build_consolidator(
+    settings: LLMSettings, *, warn_offline: bool = True, model: LanguageModel | None = None
+) -> Consolidator:
     """`warn_offline`: log that consolidation is offline. The service does, once per start; the
-    CLI does not, since most of its commands never consolidate (`recmem ingest` says it itself)."""
-    model = build_language_model(settings)
+    CLI does not, since most of its commands never consolidate (`recmem ingest` says it itself).
+    `model`: a client already built from `settings` (shared with the LLM planner)."""
+    model = model or build_language_model(settings)
     if model is None:
         if warn_offline:
             log.warning(
@@ -49,8 +52,10 @@ def build_consolidator(settings: LLMSettings, *, warn_offline: bool = True) -> C
 def build_memory(db: Database, settings: AppSettings | None = None, *, warn_offline: bool = True) -> Memory:
     """Every part of the service, over one set of stores."""
     settings = settings or AppSettings()
-    consolidator = build_consolidator(settings.llm, warn_offline=warn_offline)
-    return assemble(db, build_embedder(settings.embedder), consolidator, settings.engine)
+    # One client for the endpoint: the consolidator's, and the LLM planner's (RECMEM_PLANNER=llm).
+    model = build_language_model(settings.llm)
+    consolidator = build_consolidator(settings.llm, warn_offline=warn_offline, model=model)
+    return assemble(db, build_embedder(settings.embedder), consolidator, settings.engine, planner_model=model)
 
 
 def build_engine(

@@ -434,10 +434,21 @@ class RecallContext:
 
 @dataclass(frozen=True, slots=True)
 class RecallPlan:
-    """What the planner read from the query before searching; it cost no LLM call."""
+    """What the planner read from the query before searching: by rules (no LLM call, the default) or, with
+    RECMEM_PLANNER=llm, by one call to the configured endpoint."""
 
-    # Which planner read it: `rules`.
+    # Which planner read it: `rules` or `llm`.
     source: str
+    # RECMEM_PLANNER=llm: why the rule plan was used instead (`llm timeout`, ...); else null.
+    fallback: str | None
+    # What was dropped from the LLM's reading, and why.
+    notes: tuple[str, ...]
+    # HTTP calls the planner made (0 for the rules).
+    llm_calls: int
+    # Prompt tokens of the planner's call.
+    prompt_tokens: int
+    # Completion tokens of the planner's call.
+    completion_tokens: int
     # The time the question was asked.
     asked_at: datetime
     # The time window it names; items inside rank higher.
@@ -782,7 +793,10 @@ fragment Recall on Recall {
   episodic { score episode { ...Episode } sourceIds }
   semantic { score fact { ...Fact } sourceIds }
   context { text tokens budget nothingRelevant items { layer id line tokens score rankScore sourceIds } }
-  plan { source askedAt window { start end text } order kind entities unresolved }
+  plan {
+    source fallback notes llmCalls promptTokens completionTokens
+    askedAt window { start end text } order kind entities unresolved
+  }
 }
 fragment Interaction on Interaction {
   id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata
@@ -813,7 +827,10 @@ fragment Recall on Recall {
   episodic { score episode { ...Episode } sourceIds }
   semantic { score fact { ...Fact } sourceIds }
   context { text tokens budget nothingRelevant items { layer id line tokens score rankScore sourceIds } }
-  plan { source askedAt window { start end text } order kind entities unresolved }
+  plan {
+    source fallback notes llmCalls promptTokens completionTokens
+    askedAt window { start end text } order kind entities unresolved
+  }
 }
 fragment Interaction on Interaction {
   id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata

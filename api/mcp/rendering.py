@@ -91,6 +91,11 @@ def _plan(plan: Plan | None) -> PlanResult | None:
         return None
     window = plan.window
     return PlanResult(
+        source=plan.source,
+        fallback=plan.fallback,
+        notes=plan.notes,
+        prompt_tokens=plan.prompt_tokens,
+        completion_tokens=plan.completion_tokens,
         asked_at=plan.asked_at,
         window=PlanWindow(start=window.start, end=window.end, text=window.text) if window else None,
         order=plan.order.value if plan.order is not None else None,

@@ -56,6 +56,14 @@ class PlanWindow(BaseModel):
 
 
 class Plan(BaseModel):
+    source: str = Field(default="rules", description="rules, or llm (RECMEM_PLANNER=llm).")
+    fallback: str | None = Field(
+        default=None,
+        description="With the LLM planner: why the rule plan was used instead (llm timeout, ...).",
+    )
+    notes: list[str] = Field(default_factory=list, description="What was dropped from the LLM's reading.")
+    prompt_tokens: int = Field(default=0, description="Prompt tokens of the planner's LLM call (0: rules).")
+    completion_tokens: int = Field(default=0, description="Completion tokens of that call.")
     asked_at: datetime = Field(description="When the question was asked; relative dates resolve against it.")
     window: PlanWindow | None = Field(
         description="The time window the query names; items inside rank higher."
@@ -77,7 +85,10 @@ class Recalled(BaseModel):
         description="No candidate reached the relevance floor (with the server's rule on: an empty context)."
     )
     layers: LayerHits | None = Field(description="The best hits of each layer, when asked for.")
-    plan: Plan | None = Field(default=None, description="What the planner read from the query (no LLM call).")
+    plan: Plan | None = Field(
+        default=None,
+        description="What the planner read from the query (no LLM call unless RECMEM_PLANNER=llm).",
+    )
 
 
 class Evidence(BaseModel):

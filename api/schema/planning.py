@@ -41,9 +41,21 @@ class PlanWindow:
     text: str = strawberry.field(description="The words it was read from.")
 
 
-@strawberry.type(description="What the planner read from the query before searching; it cost no LLM call.")
+@strawberry.type(
+    description=(
+        "What the planner read from the query before searching: by rules (no LLM call, the default) "
+        "or, with RECMEM_PLANNER=llm, by one call to the configured endpoint."
+    )
+)
 class RecallPlan:
-    source: str = strawberry.field(description="Which planner read it: `rules`.")
+    source: str = strawberry.field(description="Which planner read it: `rules` or `llm`.")
+    fallback: str | None = strawberry.field(
+        description="RECMEM_PLANNER=llm: why the rule plan was used instead (`llm timeout`, ...); else null."
+    )
+    notes: list[str] = strawberry.field(description="What was dropped from the LLM's reading, and why.")
+    llm_calls: int = strawberry.field(description="HTTP calls the planner made (0 for the rules).")
+    prompt_tokens: int = strawberry.field(description="Prompt tokens of the planner's call.")
+    completion_tokens: int = strawberry.field(description="Completion tokens of the planner's call.")
     asked_at: datetime = strawberry.field(description="The time the question was asked.")
     window: PlanWindow | None = strawberry.field(
         description="The time window it names; items inside rank higher."
@@ -62,6 +74,11 @@ class RecallPlan:
         window = plan.window
         return RecallPlan(
             source=plan.source,
+            fallback=plan.fallback,
+            notes=list(plan.notes),
+            llm_calls=plan.llm_calls,
+            prompt_tokens=plan.prompt_tokens,
+            completion_tokens=plan.completion_tokens,
             asked_at=plan.asked_at,
             window=PlanWindow(start=window.start, end=window.end, text=window.text) if window else None,
             order=PlanOrder(plan.order.value) if plan.order is not None else None,

@@ -101,9 +101,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--planner",
-        choices=("off", "rules", "both"),
+        choices=("off", "rules", "llm", "both"),
         default="rules",
-        help="recall's question planner; both: planner off in the modes' rows, on in MODE+planner rows",
+        help=(
+            "recall's question planner; llm: one call to the bench's endpoint per recall (the local "
+            "server answers with the rule plan); both: planner off in the modes' rows, rules in "
+            "MODE+planner rows"
+        ),
     )
     parser.add_argument("--neo4j-uri", default=None, help="default: RECMEM_NEO4J_URI")
     parser.add_argument(

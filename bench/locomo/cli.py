@@ -120,6 +120,7 @@ def _meta(
             for m in args.modes
             if m not in UNCONSOLIDATED
         },
+        "planner": {"kind": args.planner, **bench.planner.stats()},
         "wall_s": {**timings, "total": round(time.perf_counter() - started, 1)},
         "machine": machine_info(),
         "at": datetime.now(UTC).isoformat(timespec="seconds"),

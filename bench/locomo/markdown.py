@@ -63,6 +63,18 @@ def fmt(value: object, digits: int = 3) -> str:
     return str(value)
 
 
+def _planner_line(report: Report) -> str:
+    planner = report.get("planner") or {}
+    plans, sources = planner.get("plans", 0), planner.get("by_source", {})
+    line = f"- planner: {planner.get('kind', '-')}, {plans:,} plans {sources}"
+    if planner.get("llm_calls"):
+        line += (
+            f", {planner['llm_calls']:,} LLM calls, {planner['prompt_tokens']:,} prompt / "
+            f"{planner['completion_tokens']:,} completion tokens, fallbacks {planner['fallbacks']}"
+        )
+    return line
+
+
 def _settings_lines(report: Report) -> str:
     calibration = report.get("calibration") or {}
     wall = report["wall_s"]
@@ -73,6 +85,7 @@ def _settings_lines(report: Report) -> str:
         f"- theta_sim: {report['theta_sim']['used']} ({report['theta_sim']['source']}); "
         f"calibrated {calibration.get('theta_sim', '-')} (target {calibration.get('target', '-')}), "
         f"RecMem default {REFERENCE_THETA_SIM}",
+        _planner_line(report),
         f"- wall time: {wall['total']} s in all, of which {wall['embedding']} s "
         f"embedding turns and questions once, up front, and {wall.get('calibration', 0)} s "
         "calibrating",

@@ -25,7 +25,7 @@ class Options:
     answers: bool
     budgets: Budgets = field(default_factory=Budgets)
     token_budgets: tuple[int, ...] = TOKEN_BUDGETS
-    # "off" / "rules": every mode recalls with that planner; "both": the modes' rows with it off,
+    # "off" / "rules" / "llm": every mode recalls with that planner; "both": the modes' rows with it off,
     # and a `<mode>+planner` row per mode recalled again with the rules.
     planner: str = "rules"
 

@@ -187,6 +187,8 @@ class Meta(TypedDict):
     theta_sim: ThetaSimMeta
     calibration: dict[str, Any] | None
     thresholds: dict[str, Thresholds]
+    # What recall's planner did (bench/locomo/planner_tally.py), with the --planner kind.
+    planner: dict[str, Any]
     wall_s: dict[str, float]
     machine: MachineInfo
     at: str

@@ -26,6 +26,7 @@ from bench.locomo.modes import (
     Options,
     mode_settings,
 )
+from bench.locomo.planner_tally import PlannerTally
 from bench.locomo.results import Skipped
 from bench.locomo.scoring import (
     QuestionResult,
@@ -95,12 +96,14 @@ class Bench:
         self.planned: dict[str, list[QuestionResult]] = {}
         # What the run left out and why: a refused unit or a failed question never stops it.
         self.skipped: list[Skipped] = []
+        # Every recall's plan of the questions' rows: sources, fallbacks, the LLM planner's tokens.
+        self.planner = PlannerTally()
 
     def engine(self, mode: str, planner: str | None = None) -> MemoryEngine:
         """The mode's engine, with `planner` or else the run's (--planner both: off)."""
         chosen = planner or ("off" if self.options.planner == "both" else self.options.planner)
         settings = mode_settings(mode, self.base).model_copy(update={"planner": chosen})
-        return MemoryEngine(self.db, self.embedder, self.consolidator, settings)
+        return MemoryEngine(self.db, self.embedder, self.consolidator, settings, planner_model=self.model)
 
     async def add_other_tenants(self, samples: Sequence[Sample], copies: int) -> None:
         """Copies of the same conversations in `copies` other tenants, written before any mode
@@ -243,6 +246,7 @@ class Bench:
             include_consolidated=unconsolidated,
             asked_at=question.asked_at,
         )
+        self.planner.add(recall.plan)
         reached, share, per_layer = score_question(question, evidence_ids, reached_interactions(recall))
         result = QuestionResult(
             mode=mode,
@@ -266,6 +270,7 @@ class Bench:
                 include_consolidated=unconsolidated,
                 asked_at=question.asked_at,
             )
+            self.planner.add(assembled.plan)
             assert assembled.context is not None
             result.at_tokens[str(budget)] = score_context(question, evidence_ids, assembled.context)
             result.nothing_relevant[str(budget)] = assembled.context.nothing_relevant

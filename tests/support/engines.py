@@ -35,13 +35,20 @@ def engine_settings(**overrides: object) -> EngineSettings:
 
 
 def llm_engine(db: Database, server: LocalLLMServer, **overrides: object) -> MemoryEngine:
-    """An engine whose consolidator talks real HTTP to the local server through the openai client."""
+    """An engine whose consolidator (and LLM planner, with planner="llm") talks real HTTP to the
+    local server through the openai client."""
     llm_settings = LLMSettings(
         base_url=server.base_url, api_key="test-key", model="local-test-model", timeout_s=2.0, max_retries=1
     )
     model = build_language_model(llm_settings)
     assert model is not None
-    return MemoryEngine(db, HashingEmbedder(DIMENSION), LLMConsolidator(model), engine_settings(**overrides))
+    return MemoryEngine(
+        db,
+        HashingEmbedder(DIMENSION),
+        LLMConsolidator(model),
+        engine_settings(**overrides),
+        planner_model=model,
+    )
 
 
 async def lease_of(db: Database, owner: Owner) -> object:

@@ -73,3 +73,12 @@ def one_fact_per_turn(data: dict[str, Any]) -> list[dict[str, Any]]:
         }
         for t in data["turns"]
     ]
+
+
+def plan_reply(**plan: Any) -> Handler:
+    """The LLM planner's reply: `plan` (PlanReply's fields), whatever the question."""
+
+    def handle(body: dict[str, Any]) -> Reply:
+        return Reply.json(plan)
+
+    return handle

@@ -53,6 +53,14 @@ class Plan:
     entities: list[str] = field(default_factory=list)
     # Words that name a time the planner could not resolve ("before I moved").
     unresolved: list[str] = field(default_factory=list)
+    # RECMEM_PLANNER=llm: why the rule plan was used instead ("llm timeout"), else None.
+    fallback: str | None = None
+    # What was dropped from the LLM's reading ("window dropped: ..."); the rest was used.
+    notes: list[str] = field(default_factory=list)
+    # The planner's LLM call, as the endpoint reported it (zero for the rules).
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
     @property
     def temporal(self) -> bool:

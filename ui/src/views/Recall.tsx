@@ -11,7 +11,7 @@ const RECALL = graphql(`
     recall(userId: $user, query: $query, asOf: $asOf, askedAt: $askedAt, budget: $budget) {
       query
       asOf
-      plan { source askedAt window { start end text } order kind entities unresolved }
+      plan { source fallback notes promptTokens completionTokens askedAt window { start end text } order kind entities unresolved }
       subconscious { score rankScore interaction { id seq text occurredAt consolidated } }
       episodic { score rankScore episode { id title version summary } sources { id seq text } }
       semantic { score rankScore fact { id text kind status validFrom validTo } sources { id seq text } }
@@ -172,6 +172,10 @@ function RecallResult({ user, request }: { user: string; request: Asked }) {
 
 type PlanShown = {
   source: string;
+  fallback?: string | null;
+  notes: string[];
+  promptTokens: number;
+  completionTokens: number;
   askedAt: string;
   window?: { start: string; end: string; text: string } | null;
   order?: string | null;
@@ -180,7 +184,8 @@ type PlanShown = {
   unresolved: string[];
 };
 
-/** What the planner read from the query (no LLM call): the day asked, a window, order, kind, names. */
+/** What the planner read from the query (rules, or one LLM call with RECMEM_PLANNER=llm): the day
+ * asked, a window, order, kind, names; for the LLM planner its tokens, and why it fell back. */
 function PlanView({ plan }: { plan: PlanShown }) {
   return (
     <dl className="plan" data-testid="recall-plan">
@@ -195,7 +200,12 @@ function PlanView({ plan }: { plan: PlanShown }) {
       {plan.entities.length > 0 && (<><dt>names</dt><dd>{plan.entities.join(", ")}</dd></>)}
       {plan.unresolved.length > 0 && (<><dt>not dated</dt><dd>{plan.unresolved.join(", ")}</dd></>)}
       <dt>planner</dt>
-      <dd>{plan.source}</dd>
+      <dd>
+        {plan.source}
+        {plan.fallback && <> (fallback: {plan.fallback})</>}
+        {plan.promptTokens + plan.completionTokens > 0 && <>, {plan.promptTokens} + {plan.completionTokens} tokens</>}
+      </dd>
+      {plan.notes.length > 0 && (<><dt>dropped</dt><dd>{plan.notes.join("; ")}</dd></>)}
     </dl>
   );
 }
