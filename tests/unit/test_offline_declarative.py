@@ -9,6 +9,7 @@ import pytest
 from consolidation.consolidating.consolidator import EpisodeInput, RefineInput, Turn
 from consolidation.consolidating.offline import OfflineConsolidator, declarative, sentences, shape
 from consolidation.consolidating.offline.words import name_words
+from consolidation.consolidating.prompts import refine_facts
 
 NAMES = name_words(["Priya", "Tomas", "Mark"])
 T0 = datetime(2024, 3, 4, 18, 0, tzinfo=UTC)
@@ -117,3 +118,9 @@ async def test_a_request_to_remember_is_stated_as_its_clause() -> None:
         "On 4 March 2024 Priya doesn't eat shellfish.",
         "On 4 March 2024 Priya's office moved to the third floor.",
     ]
+
+
+def test_the_llm_prompt_states_the_same_rule() -> None:
+    assert refine_facts.DECLARATIVE_RULE in refine_facts.SYSTEM
+    for word in ("declarative statements about someone", "greetings", "thanks", "instructions"):
+        assert word in refine_facts.DECLARATIVE_RULE
