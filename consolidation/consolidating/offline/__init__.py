@@ -10,7 +10,9 @@ LLM server answers the engine's prompts with the same rules. Every run it record
   said it and when), shared by episodes and facts; `dates` resolves the relative dates, and
   annotates them in the turns a recall context shows.
 - `words`: content words and informative words; `units`: the rendered sentences of turns, and
-  which are informative.
+  which are informative; `declarative`: which are statements about someone (no questions,
+  greetings, thanks, imperatives or subjectless reactions), the only ones facts and summaries
+  are made of.
 - `summary`: the bounded extractive summary of an episode; `episodes`: titles and merges.
 - `facts`: one fact per informative sentence, its kind, near-duplicates dropped, at most 8;
   `preferences`: when a new preference replaces a fact.
@@ -21,6 +23,7 @@ LLM server answers the engine's prompts with the same rules. Every run it record
 from consolidation.consolidating.offline.answers import ANSWER_TOP
 from consolidation.consolidating.offline.consolidator import MODEL, OfflineConsolidator
 from consolidation.consolidating.offline.dates import annotate_relative_dates, resolve_relative_dates
+from consolidation.consolidating.offline.declarative import MIN_INFORMATIVE, declarative, shape
 from consolidation.consolidating.offline.episodes import MERGE_MIN_FRACTION, MERGE_MIN_SHARED
 from consolidation.consolidating.offline.facts import FACT_DUPLICATE, FACTS_MAX, classify
 from consolidation.consolidating.offline.preferences import stance
@@ -31,7 +34,6 @@ from consolidation.consolidating.offline.summary import (
     SUMMARY_MAX_WORDS,
     SUMMARY_REDUNDANT,
 )
-from consolidation.consolidating.offline.units import MIN_INFORMATIVE
 from consolidation.consolidating.offline.words import content_words
 
 __all__ = [
@@ -49,9 +51,11 @@ __all__ = [
     "annotate_relative_dates",
     "classify",
     "content_words",
+    "declarative",
     "resolve_first_person",
     "resolve_relative_dates",
     "resolve_second_person",
     "sentences",
+    "shape",
     "stance",
 ]

@@ -16,6 +16,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from consolidation.consolidating.consolidator import EpisodeDraft, MergeDecision, MergeInput, Turn
+from consolidation.consolidating.offline.declarative import declarative
 from consolidation.consolidating.offline.splitting import sentences
 from consolidation.consolidating.offline.statements import DATE_PREFIX
 from consolidation.consolidating.offline.summary import summary
@@ -80,7 +81,7 @@ def _merged_summary(inp: MergeInput) -> str:
     else:
         names = name_words(speakers | _summary_speakers(inp.episode_summary))
         old = [
-            Unit(text, informative(text, names), index, new=False)
+            Unit(text, informative(text, names), index, new=False, declarative=declarative(text, names))
             for index, text in enumerate(sentences(inp.episode_summary))
         ]
     new = turn_units(inp.new_turns, names, start=len(old), among=everyone)

@@ -1,4 +1,7 @@
-"""Facts: one per informative sentence of the turns, its self-contained rendering as the text.
+"""Facts: one per informative declarative sentence of the turns, its self-contained rendering.
+
+Only a declarative statement about someone becomes a fact (`declarative`: no questions,
+greetings, thanks, imperatives or subjectless reactions).
 
 Kind by keywords: love/like/hate/prefer... -> preference; will/plan/going to -> plan; past tense
 -> event; otherwise attribute. A draft is dropped when its words (content words and numbers,
@@ -55,7 +58,7 @@ def facts(inp: RefineInput) -> list[FactDraft]:
     candidates: list[tuple[Unit, FactDraft]] = []
     drafted: list[_Key] = []
     for unit in turn_units(inp.turns, names):
-        if not unit.informative or unit.turn is None:
+        if not unit.statement or unit.turn is None:
             continue
         draft = _draft(unit, unit.turn, inp.existing_facts)
         if draft is None:

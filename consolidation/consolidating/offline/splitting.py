@@ -3,8 +3,9 @@
 Each turn is split into sentences (not after "Dr.", "Mrs." or an initial); a shared photo as
 conversation files record it, "[shares a photo: a photo of a dog]", becomes a sentence of its own,
 "Speaker shared a photo of a dog.". Leading interjections ("Wow,", "Oh!", "Hey Mel,"),
-comma-delimited "you know" / "I mean" and a leading or trailing vocative naming a speaker are
-dropped (`core`).
+comma-delimited "you know" / "I mean", a leading or trailing vocative naming a speaker and the
+frame of a request to remember ("Please remember that", "Keep in mind that", "Note that") are
+dropped (`core`): what is left is the statement.
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ _INTERJECTION_WORDS = (
 _INTERJECTION = re.compile(rf"^(?:(?i:{_INTERJECTION_WORDS})(?:\s+[A-Z][a-z]+)?\s*[,!.:;-]+\s*)+")
 _ASIDE = "you know|you see|I mean"
 _ASIDES = [re.compile(rf"^(?:{_ASIDE}),\s*", re.IGNORECASE), re.compile(rf",\s*(?:{_ASIDE})(?=[,.!?])")]
+_REQUEST = re.compile(
+    r"^(?:please\s+)?(?:(?:do\s+)?remember|note|keep in mind|bear in mind|don't forget|never forget)"
+    r"(?:\s+(?:this|this one))?\s*[,:]?\s+that\s+(?=\S)",
+    re.IGNORECASE,
+)
 # How conversation files record a shared photo (`conversation_files`): "[shares a photo: caption]".
 SHARE = re.compile(r"\[shares (?P<what>[^:\]]+): (?P<caption>[^\]]*)\]")
 _CAPTION_HEAD = re.compile(r"^(?:an? (?:photo|photograph|photography|picture|image|screenshot) of)\s+")
@@ -45,7 +51,7 @@ def sentences(text: str) -> list[str]:
 
 
 def core(sentence: str, speakers: Sequence[str]) -> str:
-    """The sentence without leading interjections, asides and vocatives."""
+    """The sentence without leading interjections, asides, vocatives and a request's frame."""
     text = _INTERJECTION.sub("", sentence)
     for aside in _ASIDES:
         text = aside.sub("", text)
@@ -53,7 +59,7 @@ def core(sentence: str, speakers: Sequence[str]) -> str:
         escaped = re.escape(name)
         text = re.sub(rf"^(?:dear\s+)?{escaped}\s*[,!:]\s*", "", text, flags=re.IGNORECASE)
         text = re.sub(rf",\s*{escaped}(?=\s*[.!?]*$)", "", text)
-    return text.strip()
+    return _REQUEST.sub("", text.strip())
 
 
 def share(match: re.Match[str], speaker: str) -> str:

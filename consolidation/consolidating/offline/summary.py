@@ -1,14 +1,15 @@
 """The extractive episode summary: a few informative sentences chosen greedily, in stream order.
 
 At most `SUMMARY_MAX_SENTENCES` sentences and `SUMMARY_MAX_WORDS` words (about 120 o200k tokens;
-a longer sentence is cut to 90 words), chosen greedily among the informative sentences: each step
-takes the sentence with the largest weight of informative words not yet covered, divided by the
-square root of its length in words, where a word weighs 1 + ln(number of candidate sentences
-containing it), earliest first on ties; a sentence that no longer fits the word budget, adds no
-new word, or shares at least 60% of its informative words (Jaccard) with a kept sentence is
-skipped. The kept sentences are joined in stream order. Turns without an informative sentence are
-summarized by their one sentence with the most informative words. In a merge, the best new
-sentence is kept first, so the summary shows the update.
+a longer sentence is cut to 90 words), chosen greedily among the informative declarative
+sentences (`Unit.statement`): each step takes the sentence with the largest weight of
+informative words not yet covered, divided by the square root of its length in words, where a
+word weighs 1 + ln(number of candidate sentences containing it), earliest first on ties; a
+sentence that no longer fits the word budget, adds no new word, or shares at least 60% of its
+informative words (Jaccard) with a kept sentence is skipped. The kept sentences are joined in
+stream order. Turns without such a sentence are summarized by their one sentence with the most
+informative words. In a merge, the best new sentence is kept first, so the summary shows the
+update.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def summary(units: list[Unit], turns: Sequence[Turn]) -> str:
     if not units:
         speakers = " and ".join(dict.fromkeys(turn.speaker for turn in turns))
         return f"On {day_str(day_of(turns[0].occurred_at))} {speakers} talked."
-    pool = [_clipped(u) for u in units if u.informative]
+    pool = [_clipped(u) for u in units if u.statement]
     if not pool:  # chatter only: the one sentence with the most informative words
         return _clipped(max(units, key=lambda u: (len(u.words), -u.position))).text
     weight = {w: 1.0 + math.log(n) for w, n in Counter(w for u in pool for w in u.words).items()}

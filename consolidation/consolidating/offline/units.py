@@ -2,7 +2,8 @@
 
 A sentence left without content words or a first-person word is dropped ("Haha!"). A question or
 a sentence with fewer than `MIN_INFORMATIVE` informative words (a bare reaction: "Wow, that's
-great!") is not informative.
+great!") is not informative. A unit records whether it is a declarative statement about someone
+(`declarative`): only those become facts or summary sentences.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from dataclasses import dataclass
 
 from consolidation.consolidating.consolidator import Turn
 from consolidation.consolidating.offline.dates import day_of
+from consolidation.consolidating.offline.declarative import MIN_INFORMATIVE, declarative
 from consolidation.consolidating.offline.splitting import SHARE, core, sentences, share
 from consolidation.consolidating.offline.statements import FIRST_PERSON, render
 from consolidation.consolidating.offline.words import content_words, informative
-
-MIN_INFORMATIVE = 2
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class Unit:
     said: str = ""  # the sentence as said (interjections dropped); "" for summary sentences
     turn: Turn | None = None
     new: bool = True  # from the turns of this call (not from an earlier summary)
+    declarative: bool = True  # a statement about someone (`declarative`)
 
     @property
     def length(self) -> int:
@@ -35,6 +36,11 @@ class Unit:
     @property
     def informative(self) -> bool:
         return not self.text.endswith("?") and len(self.words) >= MIN_INFORMATIVE
+
+    @property
+    def statement(self) -> bool:
+        """Informative and declarative: what a fact or a summary sentence is made of."""
+        return self.informative and self.declarative
 
 
 def turn_units(
@@ -53,7 +59,8 @@ def turn_units(
                 continue  # "Wow!", "Haha."
             text = render(said, turn.speaker, partners.get(turn.speaker), day_of(turn.occurred_at))
             position = start + len(units)
-            units.append(Unit(text, informative(text, names), position, said, turn))
+            words = informative(text, names)
+            units.append(Unit(text, words, position, said, turn, declarative=declarative(text, names)))
     return units
 
 

@@ -14,6 +14,7 @@ from graph.vocabulary import FactKindName as FactKind
 TASK = "refine_facts"
 
 __all__ = [
+    "DECLARATIVE_RULE",
     "TASK",
     "ExistingFact",
     "FactDraft",
@@ -85,6 +86,14 @@ class FactDrafts(BaseModel):
     facts: list[FactDraft]
 
 
+# The rule both consolidators follow (the offline one by `offline.declarative`).
+DECLARATIVE_RULE = (
+    "State facts only from declarative statements about someone (a speaker or anyone they "
+    "mention), not only what speakers say about themselves; no greetings, thanks or farewells, "
+    'no instructions or advice ("Keep doing what you love", "Let me know how it goes"), '
+    'no questions and no bare reactions ("Wow, that\'s great!").'
+)
+
 SYSTEM = (
     "You maintain the long-term memory of an assistant. From an episode and the raw turns it "
     "was built from, you extract facts: short atomic statements, each holding one piece of "
@@ -93,8 +102,7 @@ SYSTEM = (
     f"- {common.STATEMENT_RULES}\n"
     "- Each fact is one sentence that stands alone, dated like 8 May 2023; an opinion names who "
     "holds it. Split compound sentences; never merge two facts.\n"
-    "- Take facts from any informative statement, not only what speakers say about themselves; "
-    'questions, greetings and bare reactions ("Wow, that\'s great!") are not facts.\n'
+    f"- {DECLARATIVE_RULE}\n"
     "- Never two facts that say the same thing. At most eight facts, the most informative.\n"
     f"- `kind`: {_kinds_rule()}.\n"
     "- `source_turn_ids`: the ids of the turns that state the fact, taken from the data.\n"
