@@ -13,9 +13,9 @@ import numpy as np
 from consolidation.consolidating.offline import annotate_relative_dates
 from consolidation.providers.embedders import Embedder
 from consolidation.recall import context as contexts
-from consolidation.recall import names
+from consolidation.recall import diversity, names
 from consolidation.recall.long_turns import focus_part
-from consolidation.recall.planning import Order, Plan
+from consolidation.recall.planning import Order, Plan, QuestionKind
 from consolidation.recall.planning import ranking as planned
 from consolidation.recall.relevance import anything_relevant
 from consolidation.recall.sentences import WHOLE_TURNS, Matrix, focus
@@ -271,6 +271,9 @@ def _ranked(
         if named:
             scoped = names.scoped(named, turns, lambda r: r.hit.item, lambda r: r.rank_score)
             turns = [contexts.Ranked(r.hit, score) for r, score in scoped]
+        if plan is not None and plan.kind is QuestionKind.AGGREGATE:
+            spread = diversity.spread(turns, lambda r: _turn(r.hit.item), lambda r: r.rank_score)
+            turns = [contexts.Ranked(r.hit, score) for r, score in spread]
         return turns
 
     moves = named or (plan is not None and not plan.empty)
@@ -322,6 +325,13 @@ def _planned(
         scoped = names.scoped(named, ranked, lambda p: p[0].item, lambda p: p[1])
         ranked = [(hit, score) for (hit, _), score in scoped]
     return ranked[:k]
+
+
+def _turn(item: Interaction | Episode | Fact) -> Interaction:
+    """The turn a fused turn's hit holds."""
+    if not isinstance(item, Interaction):
+        raise TypeError(f"a fused turn holds {type(item).__name__}")
+    return item
 
 
 async def _nothing() -> list[Any]:

@@ -93,3 +93,17 @@ async def test_speakers_are_the_users_own(db: Database, owner: Owner) -> None:
     search = RecallSearch(db, DIMENSION)
     assert await search.speakers(owner) == ["Alex", "Sam"]
     assert await search.speakers(elsewhere) == ["Caroline"]
+
+
+async def test_an_aggregation_gathers_turns_across_sessions(db: Database, owner: Owner) -> None:
+    # One session repeats one activity in many close wordings; four others name one each.
+    said: list[tuple[str, str, str | None]] = [
+        ("Sam", f"Activities I enjoy: hiking activities, weekend {n}.", "s1") for n in range(8)
+    ]
+    others = ["pottery", "swimming", "chess", "gardening"]
+    said += [("Sam", f"One more thing I enjoy is {a}.", f"s{i + 2}") for i, a in enumerate(others)]
+    engine = await _engine(db, owner, said)
+    found = await engine.recall(owner, "What activities does Sam enjoy?", tokens=120)
+    assert found.context is not None
+    sessions = {c.hit.item.session_id for c in found.context.items if c.hit.layer == "subconscious"}
+    assert len(sessions) >= 4, found.context.text
