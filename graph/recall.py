@@ -105,6 +105,11 @@ class RecallSearch:
             facts=_layer(dense_row, lexical_row, terms, "facts", "text", facts, fact_from),
         )
 
+    async def speakers(self, owner: Owner) -> list[str]:
+        """The distinct speakers of the user's interactions (the user's alone), sorted."""
+        rows = await self.db.read("queries/recall/speakers", **owner.params())
+        return sorted(str(row["speaker"]) for row in rows if row["speaker"])
+
     async def sentence_vectors(self, owner: Owner, ids: list[str]) -> dict[str, bytes]:
         """Interaction id -> its packed sentence vectors, for those of `ids` that have them."""
         if not ids:

@@ -13,8 +13,9 @@ import numpy as np
 from consolidation.consolidating.offline import annotate_relative_dates
 from consolidation.providers.embedders import Embedder
 from consolidation.recall import context as contexts
+from consolidation.recall import diversity, names
 from consolidation.recall.long_turns import focus_part
-from consolidation.recall.planning import Order, Plan
+from consolidation.recall.planning import Order, Plan, QuestionKind
 from consolidation.recall.planning import ranking as planned
 from consolidation.recall.relevance import anything_relevant
 from consolidation.recall.sentences import WHOLE_TURNS, Matrix, focus
@@ -68,7 +69,13 @@ class Recaller:
         most that many tokens, drawn from a pool sized to fill it (consolidation/recall/context.py).
         `scope` narrows every layer inside the store's statements (docs/scopes.md#filters); a
         `plan` widens the pools and moves the ranking (consolidation/recall/planning/ranking.py)."""
-        vector = (await self.embedder.embed([query]))[0].tolist()
+        vectors, speakers = await asyncio.gather(
+            self.embedder.embed([query]), self.stores.search.speakers(owner)
+        )
+        vector = vectors[0].tolist()
+        # The question's speaker names scope the ranking instead of matching words (names.py).
+        named = names.named_speakers(query, speakers)
+        words = names.lexical_text(query, named) if lexical else ""
         pools = planned.widened(plan, budgets if tokens is None else context_pools(budgets, tokens))
         # A context may hold a consolidated turn whose episode it leaves out.
         wide = include_consolidated or tokens is not None
@@ -78,7 +85,7 @@ class Recaller:
             found = await self.stores.search.candidates(
                 owner,
                 vector,
-                query if lexical else None,
+                words or None,
                 interactions=pools.subconscious,
                 episodes=pools.episodic,
                 facts=pools.semantic,
@@ -91,6 +98,7 @@ class Recaller:
             [h for h in found.interactions.dense if visible(h.item)],
             [h for h in found.interactions.lexical if visible(h.item)],
             budgets.subconscious,
+            named,
         )
         epi_ranked = _planned(plan, found.episodes.dense, found.episodes.lexical, budgets.episodic)
         sem_ranked = _planned(plan, found.facts.dense, found.facts.lexical, budgets.semantic)
@@ -104,7 +112,7 @@ class Recaller:
         sources = await self.stores.search.sources(owner, _ids(wanted[0]), _ids(wanted[1]))
         context = None
         if tokens is not None:
-            context = await self._context(owner, found, sources, tokens, vector, min_score, plan)
+            context = await self._context(owner, found, sources, tokens, vector, min_score, plan, named)
         return Recall(
             query,
             as_of,
@@ -124,11 +132,12 @@ class Recaller:
         vector: list[float],
         min_score: float | None,
         plan: Plan | None,
+        named: list[str],
     ) -> Context:
         nothing_relevant = not anything_relevant(found, self.dense_floor)
         if nothing_relevant and self.relevance:
             return Context(text="", tokens=0, budget=tokens, items=[], nothing_relevant=True)
-        ranked = _ranked(found, sources, plan)
+        ranked = _ranked(found, sources, plan, named)
         if min_score is not None:
             ranked = [r for r in ranked if r.rank_score >= min_score]
         shown: dict[str, str] = {}  # item id -> its text as the context shows it
@@ -246,7 +255,9 @@ def _dated(ranked: list[contexts.Ranked], shown: dict[str, str]) -> dict[str, st
     return dated
 
 
-def _ranked(found: RecallCandidates, sources: Sources, plan: Plan | None = None) -> list[contexts.Ranked]:
+def _ranked(
+    found: RecallCandidates, sources: Sources, plan: Plan | None = None, named: Sequence[str] = ()
+) -> list[contexts.Ranked]:
     memory = [
         *_episode_hits(found.episodes.dense + found.episodes.lexical, sources),
         *_fact_hits(found.facts.dense + found.facts.lexical, sources),
@@ -256,11 +267,17 @@ def _ranked(found: RecallCandidates, sources: Sources, plan: Plan | None = None)
 
     def adjust(fused_turns: list[contexts.Ranked]) -> list[contexts.Ranked]:
         moved = planned.rescored(plan, fused_turns, lambda r: r.hit.item, lambda r: r.rank_score)
-        return [contexts.Ranked(r.hit, score) for r, score in moved]
+        turns = [contexts.Ranked(r.hit, score) for r, score in moved]
+        if named:
+            scoped = names.scoped(named, turns, lambda r: r.hit.item, lambda r: r.rank_score)
+            turns = [contexts.Ranked(r.hit, score) for r, score in scoped]
+        if plan is not None and plan.kind is QuestionKind.AGGREGATE:
+            spread = diversity.spread(turns, lambda r: _turn(r.hit.item), lambda r: r.rank_score)
+            turns = [contexts.Ranked(r.hit, score) for r, score in spread]
+        return turns
 
-    adjusted = contexts.rank(
-        dense, lexical, memory, count_tokens, None if plan is None or plan.empty else adjust
-    )
+    moves = named or (plan is not None and not plan.empty)
+    adjusted = contexts.rank(dense, lexical, memory, count_tokens, adjust if moves else None)
     if plan is None or plan.order is None:
         return adjusted
     # Facts and episodes on the topic in the plan's order too (their anchors moved with the
@@ -291,14 +308,30 @@ def _marked(plan: Plan | None, ranked: list[contexts.Ranked], shown: dict[str, s
 
 
 def _planned(
-    plan: Plan | None, dense: Sequence[Hit[T]], lexical: Sequence[Hit[T]], k: int
+    plan: Plan | None,
+    dense: Sequence[Hit[T]],
+    lexical: Sequence[Hit[T]],
+    k: int,
+    named: Sequence[str] = (),
 ) -> list[tuple[Hit[T], float]]:
-    """A layer's fused list of `k`, moved by `plan` (the whole pool first, then cut)."""
-    if plan is None or plan.empty:
+    """A layer's fused list of `k`, moved by `plan` and the question's `named` speakers (the
+    whole pool first, then cut)."""
+    if (plan is None or plan.empty) and not named:
         return fused(dense, lexical, k=k)
     pool = fused(dense, lexical, k=len(dense) + len(lexical))
     moved = planned.rescored(plan, pool, lambda p: p[0].item, lambda p: p[1])
-    return [(hit, score) for (hit, _), score in moved[:k]]
+    ranked = [(hit, score) for (hit, _), score in moved]
+    if named:
+        scoped = names.scoped(named, ranked, lambda p: p[0].item, lambda p: p[1])
+        ranked = [(hit, score) for (hit, _), score in scoped]
+    return ranked[:k]
+
+
+def _turn(item: Interaction | Episode | Fact) -> Interaction:
+    """The turn a fused turn's hit holds."""
+    if not isinstance(item, Interaction):
+        raise TypeError(f"a fused turn holds {type(item).__name__}")
+    return item
 
 
 async def _nothing() -> list[Any]:

@@ -1,0 +1,84 @@
+"""A name in the question is scope, not a word (docs/design/context-assembly.md#names).
+
+A speaker of the user's own turns whose name the question writes capitalised, and the words of a
+closed list of pleasantries, leave the lexical query; that speaker's own turns instead gain one
+top reciprocal rank in the fused ranking, unless a turn holds only pleasantries and names. Other
+names stay words: a turn that names them is a statement about them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from graph.lexical import words
+from graph.models import Episode, Fact, Interaction
+
+T = TypeVar("T")
+# One list's top reciprocal rank (1 / (60 + 1)), as the planner's window boost.
+SPEAKER_BOOST = 1.0 / 61
+# Words that only greet, thank or take leave: never a reason to match a turn.
+PLEASANTRIES = frozenset(
+    {"thanks", "thank", "thx", "bye", "goodbye", "hi", "hello", "hey", "congrats", "congratulations"}
+)
+# With the pleasantries, the words a turn that says nothing else is made of ("Thanks, X! Take
+# care!", "Bye X, see you soon!", "Wow, that's so cool!").
+_SMALL_TALK = PLEASANTRIES | frozenset(
+    {"you", "so", "much", "take", "care", "see", "soon", "later", "talk", "catch", "have", "a", "the"}
+    | {"great", "good", "nice", "day", "night", "too", "again", "and", "for", "it", "that", "that's"}
+    | {"wow", "awesome", "cool", "amazing", "lol", "haha", "ok", "okay", "sure", "yeah", "yes", "to"}
+    | {"your", "me", "i", "we", "really", "glad", "happy", "it's", "you're", "i'm", "of", "course"}
+)
+
+
+def named_speakers(question: str, speakers: Sequence[str]) -> list[str]:
+    """The `speakers` (the user's) whose name the question holds as a word, written capitalised."""
+    found = []
+    for speaker in speakers:
+        if not speaker.strip():
+            continue
+        pattern = re.compile(rf"(?<!\w){re.escape(speaker)}(?!\w)", re.IGNORECASE)
+        if any(m[0][:1].isupper() for m in pattern.finditer(question)):
+            found.append(speaker)
+    return found
+
+
+def lexical_text(question: str, named: Sequence[str]) -> str:
+    """The question's words for the lexical view: without the `named` speakers' words (also
+    possessive) and without pleasantries. Empty when nothing else is left."""
+    dropped = PLEASANTRIES | _name_words(named)
+    return " ".join(w for w in words(question) if _bare(w) not in dropped)
+
+
+def scoped(
+    named: Sequence[str],
+    entries: Sequence[T],
+    item_of: Callable[[T], Interaction | Episode | Fact],
+    score_of: Callable[[T], float],
+) -> list[tuple[T, float]]:
+    """`entries` with `SPEAKER_BOOST` added to each turn said by a `named` speaker that is more
+    than small talk, highest first."""
+    names = _name_words(named)
+    scored = []
+    for entry in entries:
+        item, score = item_of(entry), score_of(entry)
+        if isinstance(item, Interaction) and item.speaker in named and not small_talk(item.text, names):
+            score += SPEAKER_BOOST
+        scored.append((entry, score))
+    return sorted(scored, key=lambda pair: pair[1], reverse=True)
+
+
+def small_talk(text: str, names: frozenset[str] = frozenset()) -> bool:
+    """Whether every word of `text` is a pleasantry, small talk or one of `names`."""
+    found = words(text)
+    return all(_bare(w) in _SMALL_TALK or _bare(w) in names for w in found)
+
+
+def _name_words(named: Sequence[str]) -> frozenset[str]:
+    return frozenset(w for name in named for w in words(name))
+
+
+def _bare(word: str) -> str:
+    """A word without its possessive ending ("caroline's" -> "caroline")."""
+    return word.removesuffix("'s").removesuffix("\u2019s")

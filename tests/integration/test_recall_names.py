@@ -1,0 +1,109 @@
+"""What earns a line, on a real Neo4j: a speaker's name in the question scopes the ranking to
+that speaker's own turns instead of matching words, pleasantries match nothing, and an
+aggregation question gathers turns across sessions (docs/design/context-assembly.md#names)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from consolidation.consolidating.offline import OfflineConsolidator
+from consolidation.engine import MemoryEngine
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.types import Recall, Unit
+from graph.database import Database
+from graph.models import Owner
+from graph.recall import RecallSearch
+from tests.support.engines import DIMENSION, engine_settings
+
+T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+async def _engine(db: Database, owner: Owner, said: list[tuple[str, str, str | None]]) -> MemoryEngine:
+    """An engine over `owner`'s turns (speaker, text, session), one minute apart."""
+    engine = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
+    for n, (speaker, text, session) in enumerate(said):
+        unit = Unit(text=text, speaker=speaker, occurred_at=T0 + timedelta(minutes=n), session_id=session)
+        await engine.remember(owner, unit, consolidate=False)
+    return engine
+
+
+def _turns(found: Recall) -> list[str]:
+    return [h.text for h in found.subconscious]
+
+
+async def test_a_turn_matching_only_by_the_name_ranks_below_a_content_match(
+    db: Database, owner: Owner
+) -> None:
+    engine = await _engine(
+        db,
+        owner,
+        [
+            ("Melanie", "Caroline! Thanks, Caroline, bye Caroline!", None),
+            ("Caroline", "I paint sunsets by the lake.", None),
+            ("Caroline", "My week was busy with work.", None),
+            ("Melanie", "The kids went camping with us.", None),
+        ],
+    )
+    found = await engine.recall(owner, "What does Caroline paint?")
+    turns = _turns(found)
+    assert turns.index("I paint sunsets by the lake.") < turns.index(
+        "Caroline! Thanks, Caroline, bye Caroline!"
+    )
+
+
+async def test_a_pleasantry_in_the_question_matches_nothing(db: Database, owner: Owner) -> None:
+    engine = await _engine(
+        db,
+        owner,
+        [
+            ("Sam", "Thanks thanks, hello!", None),
+            ("Sam", "I cook pasta on Fridays.", None),
+            ("Sam", "The weather was grey all week.", None),
+        ],
+    )
+    found = await engine.recall(owner, "Thanks! Hello! What pasta?")
+    turns = _turns(found)
+    assert turns[0] == "I cook pasta on Fridays."
+    # A turn the question matches only by its pleasantries is no lexical hit at all.
+    pleasantry = next(h for h in found.subconscious if h.text == "Thanks thanks, hello!")
+    assert pleasantry.rank_score < found.subconscious[0].rank_score
+
+
+async def test_the_named_speakers_own_statements_come_first(db: Database, owner: Owner) -> None:
+    said: list[tuple[str, str, str | None]] = [
+        ("Melanie", "I like to paint, paint and paint lakes.", None),
+        ("Caroline", "I like to paint sunsets.", None),
+        ("Melanie", "Work is busy this month.", None),
+    ]
+    engine = await _engine(db, owner, said)
+    found = await engine.recall(owner, "What does Caroline like to paint?", tokens=200)
+    assert _turns(found)[0] == "I like to paint sunsets."
+    assert found.context is not None
+    items = sorted(found.context.items, key=lambda c: c.rank_score, reverse=True)
+    assert items[0].hit.text == "I like to paint sunsets."
+    # The other speaker, named instead, scopes the other way.
+    other = await engine.recall(owner, "What does Melanie like to paint?")
+    assert _turns(other)[0] == "I like to paint, paint and paint lakes."
+
+
+async def test_speakers_are_the_users_own(db: Database, owner: Owner) -> None:
+    elsewhere = Owner(owner.tenant + "-other", owner.user_id)
+    await _engine(db, elsewhere, [("Caroline", "I paint sunsets.", None)])
+    await _engine(db, owner, [("Sam", "Caroline paints portraits.", None), ("Alex", "I paint fences.", None)])
+    search = RecallSearch(db, DIMENSION)
+    assert await search.speakers(owner) == ["Alex", "Sam"]
+    assert await search.speakers(elsewhere) == ["Caroline"]
+
+
+async def test_an_aggregation_gathers_turns_across_sessions(db: Database, owner: Owner) -> None:
+    # One session repeats one activity in many close wordings; four others name one each.
+    said: list[tuple[str, str, str | None]] = [
+        ("Sam", f"Activities I enjoy: hiking activities, weekend {n}.", "s1") for n in range(8)
+    ]
+    others = ["pottery", "swimming", "chess", "gardening"]
+    said += [("Sam", f"One more thing I enjoy is {a}.", f"s{i + 2}") for i, a in enumerate(others)]
+    engine = await _engine(db, owner, said)
+    found = await engine.recall(owner, "What activities does Sam enjoy?", tokens=120)
+    assert found.context is not None
+    sessions = {c.hit.item.session_id for c in found.context.items if c.hit.layer == "subconscious"}
+    assert len(sessions) >= 4, found.context.text
