@@ -105,9 +105,12 @@ class RecallSearch:
             facts=_layer(dense_row, lexical_row, terms, "facts", "text", facts, fact_from),
         )
 
-    async def speakers(self, owner: Owner) -> list[str]:
-        """The distinct speakers of the user's interactions (the user's alone), sorted."""
-        rows = await self.db.read("queries/recall/speakers", **owner.params())
+    async def speakers(self, owner: Owner, candidates: list[str]) -> list[str]:
+        """Those `candidates` that are speakers of the user's interactions (the user's alone),
+        sorted; no statement for none."""
+        if not candidates:
+            return []
+        rows = await self.db.read("queries/recall/speakers", **owner.params(), candidates=candidates)
         return sorted(str(row["speaker"]) for row in rows if row["speaker"])
 
     async def sentence_vectors(self, owner: Owner, ids: list[str]) -> dict[str, bytes]:

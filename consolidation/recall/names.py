@@ -32,6 +32,40 @@ _SMALL_TALK = PLEASANTRIES | frozenset(
 )
 
 
+# A word written capitalised ("Caroline", "Dr."), and how many such words in a row a name may be.
+_CAPITALISED = re.compile(r"(?<!\w)[^\W\d_][\w'\u2019-]*\.?")
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
+MAX_NAME_WORDS = 4
+MAX_CANDIDATES = 64
+
+
+def speaker_candidates(question: str) -> list[str]:
+    """The names a speaker of the question could have: each run of up to `MAX_NAME_WORDS`
+    capitalised words (a possessive dropped), as written, lowercased and capitalised: the store is
+    asked for these exactly, and `named_speakers` then applies the rule. A name with a word in
+    lower case inside ("Mary de Souza") is not among them."""
+    runs: list[list[str]] = []
+    last_end = -2
+    for match in _CAPITALISED.finditer(question):
+        word = _POSSESSIVE.sub("", match[0])
+        if not word[0].isupper():
+            last_end = -2
+            continue
+        if runs and match.start() == last_end + 1 and question[last_end] == " ":
+            runs[-1].append(word)
+        else:
+            runs.append([word])
+        last_end = match.end()
+    found: dict[str, None] = {}
+    for run in runs:
+        for size in range(1, min(MAX_NAME_WORDS, len(run)) + 1):
+            for start in range(len(run) - size + 1):
+                name = " ".join(run[start : start + size])
+                for variant in (name, name.rstrip("."), name.lower(), name.capitalize()):
+                    found.setdefault(variant, None)
+    return list(found)[:MAX_CANDIDATES]
+
+
 def named_speakers(question: str, speakers: Sequence[str]) -> list[str]:
     """The `speakers` (the user's) whose name the question holds as a word, written capitalised."""
     found = []

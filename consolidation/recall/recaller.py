@@ -70,7 +70,8 @@ class Recaller:
         `scope` narrows every layer inside the store's statements (docs/scopes.md#filters); a
         `plan` widens the pools and moves the ranking (consolidation/recall/planning/ranking.py)."""
         vectors, speakers = await asyncio.gather(
-            self.embedder.embed([query]), self.stores.search.speakers(owner)
+            self.embedder.embed([query]),
+            self.stores.search.speakers(owner, names.speaker_candidates(query)),
         )
         vector = vectors[0].tolist()
         # The question's speaker names scope the ranking instead of matching words (names.py).

@@ -91,8 +91,10 @@ async def test_speakers_are_the_users_own(db: Database, owner: Owner) -> None:
     await _engine(db, elsewhere, [("Caroline", "I paint sunsets.", None)])
     await _engine(db, owner, [("Sam", "Caroline paints portraits.", None), ("Alex", "I paint fences.", None)])
     search = RecallSearch(db, DIMENSION)
-    assert await search.speakers(owner) == ["Alex", "Sam"]
-    assert await search.speakers(elsewhere) == ["Caroline"]
+    asked = ["Caroline", "Sam", "Alex", "Nobody"]
+    assert await search.speakers(owner, asked) == ["Alex", "Sam"]
+    assert await search.speakers(elsewhere, asked) == ["Caroline"]
+    assert await search.speakers(owner, []) == []
 
 
 async def test_an_aggregation_gathers_turns_across_sessions(db: Database, owner: Owner) -> None:

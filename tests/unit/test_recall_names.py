@@ -3,7 +3,22 @@ and pleasantries, and what counts as small talk (consolidation/recall/names.py).
 
 from __future__ import annotations
 
-from consolidation.recall.names import lexical_text, named_speakers, small_talk
+from consolidation.recall.names import lexical_text, named_speakers, small_talk, speaker_candidates
+
+
+def test_the_store_is_asked_for_each_run_of_capitalised_words_in_three_cases() -> None:
+    found = speaker_candidates("Did Mary Ann meet Caroline's friend O'Brien?")
+    for name in ("Mary Ann", "mary ann", "Mary ann", "Caroline", "caroline", "O'Brien", "Did Mary Ann"):
+        assert name in found, name
+    assert "Caroline's" not in found and "meet" not in found
+    assert speaker_candidates("what did the assistant suggest to the user?") == []
+    # Every speaker the rule names is among the candidates, whatever case the store keeps: the
+    # store's answer (the speakers among them) names the same.
+    speakers = ["Caroline", "alice", "Dr. Smith", "Jean-Luc", "Melanie"]
+    for question in ("When did Caroline visit?", "Does Alice cook?", "Is Dr. Smith in?", "Ask Jean-Luc."):
+        asked = speaker_candidates(question)
+        stored = [s for s in speakers if s in asked]
+        assert named_speakers(question, stored) == named_speakers(question, speakers) != [], question
 
 
 def test_a_speaker_is_named_when_the_question_writes_the_name_capitalised() -> None:

@@ -1,4 +1,10 @@
-// The distinct speakers of one user's interactions, for reading a question's names as scope
-// (consolidation/recall/names.py): the user's own, never another tenant's or user's.
-MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
-RETURN DISTINCT n.speaker AS speaker
+// Which of $candidates (names the question writes capitalised, consolidation/recall/names.py) are
+// speakers of one user's interactions: the user's own, never another tenant's or user's. One
+// index seek per candidate (schema/030), so its cost does not grow with the user's turns.
+UNWIND $candidates AS candidate
+CALL (candidate) {
+  MATCH (n:Interaction {tenant: $tenant, user_id: $user_id, speaker: candidate})
+  RETURN n.speaker AS speaker
+  LIMIT 1
+}
+RETURN DISTINCT speaker
