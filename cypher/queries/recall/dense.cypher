@@ -11,6 +11,8 @@
 // A user whose node counts no long interaction (interactions/write_batch) has no parts to read:
 // they are skipped; a user from before that count (null) reads them.
 // A budget of 0 skips its layer. recall/lexical runs at the same time (on another core).
+// Each choice of scan or index is a WHEN branch: a filter in front of a MATCH may be planned
+// after its index seek, and scan every node of a large user for nothing.
 // Instants come back as ISO strings: the driver's temporal decoding is slow Python.
 CYPHER 25
 OPTIONAL MATCH (u:User {tenant: $tenant, id: $user_id})
@@ -23,29 +25,34 @@ CALL (parts) {
     RETURN $filtered OR count(n) <= $exact_limit AS exact
   }
   CALL (exact, parts) {
-    WITH exact WHERE exact
-    MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
-    WHERE n.consolidated IN $consolidated
-      AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes)))
-      AND ($f_since IS NULL OR n.occurred_at >= $f_since) AND ($f_until IS NULL OR n.occurred_at < $f_until)
-    RETURN n
-  UNION
-    WITH exact WHERE NOT exact
-    MATCH (n:Interaction)
-      SEARCH n IN (
-        VECTOR INDEX interaction_embedding
-        FOR $vector
-        WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.consolidated IN $consolidated
-        LIMIT $pool
-      )
-    RETURN n
-  UNION
-    WITH exact WHERE NOT exact AND parts
-    MATCH (p:InteractionPart {tenant: $tenant, user_id: $user_id})
-    WITH p ORDER BY vector.similarity.cosine(p.embedding, $vector) DESC LIMIT $pool
-    MATCH (n:Interaction)-[:HAS_PART]->(p)
-    WHERE n.consolidated IN $consolidated
-    RETURN n
+    WHEN exact THEN {
+      MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+      WHERE n.consolidated IN $consolidated
+        AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes)))
+        AND ($f_since IS NULL OR n.occurred_at >= $f_since) AND ($f_until IS NULL OR n.occurred_at < $f_until)
+      RETURN n
+    }
+    ELSE {
+      MATCH (n:Interaction)
+        SEARCH n IN (
+          VECTOR INDEX interaction_embedding
+          FOR $vector
+          WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.consolidated IN $consolidated
+          LIMIT $pool
+        )
+      RETURN n
+    UNION
+      CALL (parts) {
+        WHEN parts THEN {
+          MATCH (p:InteractionPart {tenant: $tenant, user_id: $user_id})
+          WITH p ORDER BY vector.similarity.cosine(p.embedding, $vector) DESC LIMIT $pool
+          MATCH (n:Interaction)-[:HAS_PART]->(p)
+          WHERE n.consolidated IN $consolidated
+          RETURN n
+        }
+      }
+      RETURN n
+    }
   }
   CALL (n, parts) {
     WITH n WHERE parts
@@ -68,22 +75,23 @@ CALL () {
     RETURN $filtered OR count(n) <= $exact_limit AS exact
   }
   CALL (exact) {
-    WITH exact WHERE exact
-    MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
-    WHERE n.current = true
-      AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes)))
-      AND ($f_since IS NULL OR n.last_at >= $f_since) AND ($f_until IS NULL OR n.first_at < $f_until)
-    RETURN n
-  UNION
-    WITH exact WHERE NOT exact
-    MATCH (n:Episode)
-      SEARCH n IN (
-        VECTOR INDEX episode_embedding
-        FOR $vector
-        WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.current = true
-        LIMIT $pool
-      )
-    RETURN n
+    WHEN exact THEN {
+      MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
+      WHERE n.current = true
+        AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes)))
+        AND ($f_since IS NULL OR n.last_at >= $f_since) AND ($f_until IS NULL OR n.first_at < $f_until)
+      RETURN n
+    }
+    ELSE {
+      MATCH (n:Episode)
+        SEARCH n IN (
+          VECTOR INDEX episode_embedding
+          FOR $vector
+          WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.current = true
+          LIMIT $pool
+        )
+      RETURN n
+    }
   }
   WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
   ORDER BY score DESC LIMIT $k_episodes
@@ -101,24 +109,25 @@ CALL () {
     RETURN $filtered OR count(n) <= $exact_limit AS exact
   }
   CALL (exact) {
-    WITH exact WHERE exact
-    MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
-    WHERE n.status = 'active'
-      AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes))) AND ($f_kinds IS NULL OR n.kind IN $f_kinds)
-      AND ($f_since IS NULL OR n.valid_from >= $f_since) AND ($f_until IS NULL OR n.valid_from < $f_until)
-      AND ($f_valid_since IS NULL OR n.valid_from >= $f_valid_since)
-      AND ($f_valid_until IS NULL OR n.valid_from < $f_valid_until)
-    RETURN n
-  UNION
-    WITH exact WHERE NOT exact
-    MATCH (n:Fact)
-      SEARCH n IN (
-        VECTOR INDEX fact_embedding
-        FOR $vector
-        WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.status = 'active'
-        LIMIT $pool
-      )
-    RETURN n
+    WHEN exact THEN {
+      MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
+      WHERE n.status = 'active'
+        AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes))) AND ($f_kinds IS NULL OR n.kind IN $f_kinds)
+        AND ($f_since IS NULL OR n.valid_from >= $f_since) AND ($f_until IS NULL OR n.valid_from < $f_until)
+        AND ($f_valid_since IS NULL OR n.valid_from >= $f_valid_since)
+        AND ($f_valid_until IS NULL OR n.valid_from < $f_valid_until)
+      RETURN n
+    }
+    ELSE {
+      MATCH (n:Fact)
+        SEARCH n IN (
+          VECTOR INDEX fact_embedding
+          FOR $vector
+          WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.status = 'active'
+          LIMIT $pool
+        )
+      RETURN n
+    }
   }
   WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
   ORDER BY score DESC LIMIT $k_facts

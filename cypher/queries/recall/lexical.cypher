@@ -3,16 +3,19 @@
 // recall may return it (no limit: the full-text index's own scores count every tenant's text, so
 // they neither rank nor cut), and the user's statistics of the layer as kept at write time (items
 // and their words); for a user from before those statistics, a count of the items instead.
-// graph/lexical.py scores them by BM25 over the user's items alone.
+// graph/lexical.py scores them by BM25 over the user's items alone. The count runs only when
+// needed: a WHEN branch, since a filter in front of a MATCH may be planned after its index seek.
 // A filter (the $f_* parameters, graph/scopes.py) narrows `searched`, never the statistics.
 // $lucene is already restricted to the user's key. A budget of 0 skips its layer.
 // Instants come back as ISO strings: the driver's temporal decoding is slow Python.
 CYPHER 25
 OPTIONAL MATCH (u:User {tenant: $tenant, id: $user_id})
 CALL (u) {
-  WITH u WHERE $k_interactions > 0 AND u.lex_interactions IS NULL
-  MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
-  RETURN count(n) AS interactions_counted
+  WHEN $k_interactions > 0 AND u.lex_interactions IS NULL THEN {
+    MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+    RETURN count(n) AS interactions_counted
+  }
+  ELSE RETURN null AS interactions_counted
 }
 CALL () {
   WITH $k_interactions AS k WHERE k > 0
@@ -27,9 +30,11 @@ CALL () {
                        consolidated_at: toString(node.consolidated_at)}) AS interactions_lexical
 }
 CALL (u) {
-  WITH u WHERE $k_episodes > 0 AND u.lex_episodes IS NULL
-  MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
-  RETURN count(n) AS episodes_counted
+  WHEN $k_episodes > 0 AND u.lex_episodes IS NULL THEN {
+    MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
+    RETURN count(n) AS episodes_counted
+  }
+  ELSE RETURN null AS episodes_counted
 }
 CALL () {
   WITH $k_episodes AS k WHERE k > 0
@@ -45,9 +50,11 @@ CALL () {
                        superseded_at: toString(node.superseded_at), .scopes}) AS episodes_lexical
 }
 CALL (u) {
-  WITH u WHERE $k_facts > 0 AND u.lex_facts IS NULL
-  MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
-  RETURN count(n) AS facts_counted
+  WHEN $k_facts > 0 AND u.lex_facts IS NULL THEN {
+    MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
+    RETURN count(n) AS facts_counted
+  }
+  ELSE RETURN null AS facts_counted
 }
 CALL () {
   WITH $k_facts AS k WHERE k > 0
