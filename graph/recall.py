@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from graph.database import Database, Row
 from graph.interactions import SEARCH_POOL
 from graph.lexical import query_terms, rank
-from graph.lucene import lucene_query
+from graph.lucene import lucene_terms
 from graph.models import Episode, Fact, Hit, Interaction, Owner
 from graph.records import episode_from, fact_from, interaction_from
 from graph.scopes import NO_FILTER, ScopeFilter
@@ -37,6 +37,28 @@ class RecallCandidates:
     interactions: Candidates[Interaction]
     episodes: Candidates[Episode]
     facts: Candidates[Fact]
+    # The user's speakers among the lexical query's `names`, sorted.
+    speakers: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class LexicalQuery:
+    """The lexical view of one recall, in one statement with the speakers lookup it depends on:
+    `words` find the candidates (every item of the user holding one), `names` are looked up
+    among the user's speakers, and `scored(speakers found)` gives the text whose words score the
+    candidates (graph/lexical.py). Its words must be among `words`, or they match nothing."""
+
+    words: list[str]
+    names: list[str] = field(default_factory=list)
+    scored: Callable[[list[str]], str] | None = None
+
+    @classmethod
+    def of(cls, text: str) -> LexicalQuery:
+        """A query of `text`'s words alone."""
+        return cls(query_terms(text), scored=lambda _: text)
+
+    def text(self, speakers: list[str]) -> str:
+        return " ".join(self.words) if self.scored is None else self.scored(speakers)
 
 
 @dataclass(frozen=True)
@@ -60,7 +82,7 @@ class RecallSearch:
         self,
         owner: Owner,
         vector: list[float],
-        text: str | None,
+        text: str | LexicalQuery | None,
         *,
         interactions: int,
         episodes: int,
@@ -69,10 +91,11 @@ class RecallSearch:
         scope: ScopeFilter = NO_FILTER,
         parts: bool = True,
     ) -> RecallCandidates:
-        """`text` None (or without a searchable word) skips the lexical view; a budget of 0
-        skips its layer. `scope` filters both views inside their statements (the lexical one's
-        statistics stay the user's). `parts` False scores a long interaction by its own vector
-        alone."""
+        """`text` None (or without a searchable word) skips the lexical view, but not the speakers
+        lookup of a `LexicalQuery`'s names; a budget of 0 skips its layer. `scope` filters both
+        views inside their statements (the lexical one's statistics stay the user's). `parts`
+        False scores a long interaction by its own vector alone."""
+        query = LexicalQuery.of(text) if isinstance(text, str) else text
         budgets = {"k_interactions": interactions, "k_episodes": episodes, "k_facts": facts}
         shared = {
             **owner.params(),
@@ -89,20 +112,25 @@ class RecallSearch:
             filtered=scope.active,
             parts=parts,
         )
-        lucene = lucene_query(text, owner) if text is not None else None
-        if text is None or lucene is None:
-            dense_row, lexical_row = (await dense)[0], None
+        lucene = lucene_terms(query.words, owner) if query is not None else None
+        lexical_row: Row | None = None
+        if query is None or lucene is None:
+            names = [] if query is None else query.names
+            dense_rows, speakers = await asyncio.gather(dense, self.speakers(owner, names))
         else:
-            lexical = self.db.read("queries/recall/lexical", **shared, lucene=lucene)
+            lexical = self.db.read("queries/recall/lexical", **shared, lucene=lucene, names=query.names)
             dense_rows, lexical_rows = await asyncio.gather(dense, lexical)
-            dense_row, lexical_row = dense_rows[0], lexical_rows[0]
-        terms = query_terms(text) if lexical_row is not None and text is not None else []
+            lexical_row = lexical_rows[0]
+            speakers = sorted(str(s) for s in lexical_row["speakers"] if s)
+        dense_row = dense_rows[0]
+        terms = query_terms(query.text(speakers)) if lexical_row is not None and query is not None else []
         return RecallCandidates(
             interactions=_layer(
                 dense_row, lexical_row, terms, "interactions", "text", interactions, interaction_from
             ),
             episodes=_layer(dense_row, lexical_row, terms, "episodes", "summary", episodes, episode_from),
             facts=_layer(dense_row, lexical_row, terms, "facts", "text", facts, fact_from),
+            speakers=speakers,
         )
 
     async def speakers(self, owner: Owner, candidates: list[str]) -> list[str]:

@@ -12,8 +12,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from graph.lexical import words
+from graph.lexical import MAX_TERMS, words
 from graph.models import Episode, Fact, Interaction
+from graph.recall import LexicalQuery
 
 T = TypeVar("T")
 # One list's top reciprocal rank (1 / (60 + 1)), as the planner's window boost.
@@ -83,6 +84,28 @@ def lexical_text(question: str, named: Sequence[str]) -> str:
     possessive) and without pleasantries. Empty when nothing else is left."""
     dropped = PLEASANTRIES | _name_words(named)
     return " ".join(w for w in words(question) if _bare(w) not in dropped)
+
+
+def lexical_query(question: str, *, search: bool = True) -> LexicalQuery:
+    """The lexical view of `question`, searched before its speakers are known: its words find
+    every candidate any outcome of the lookup could score (`search_words`), and once the store
+    has said which candidate names are the user's speakers, `lexical_text` without those scores
+    them. `search` False: the speakers lookup alone."""
+    candidates = speaker_candidates(question)
+    return LexicalQuery(
+        search_words(question, candidates) if search else [],
+        candidates,
+        lambda speakers: lexical_text(question, named_speakers(question, speakers)),
+    )
+
+
+def search_words(question: str, candidates: Sequence[str]) -> list[str]:
+    """Every word `lexical_text(question, named)` can score for any `named` among `candidates`,
+    once each: the first `MAX_TERMS` words that are no candidate's, and every word that is."""
+    every = words(lexical_text(question, ()))
+    name_words = _name_words(candidates)
+    others = [w for w in every if _bare(w) not in name_words][:MAX_TERMS]
+    return list(dict.fromkeys(others + [w for w in every if _bare(w) in name_words]))
 
 
 def scoped(

@@ -69,30 +69,32 @@ class Recaller:
         most that many tokens, drawn from a pool sized to fill it (consolidation/recall/context.py).
         `scope` narrows every layer inside the store's statements (docs/scopes.md#filters); a
         `plan` widens the pools and moves the ranking (consolidation/recall/planning/ranking.py)."""
-        vectors, speakers = await asyncio.gather(
-            self.embedder.embed([query]),
-            self.stores.search.speakers(owner, names.speaker_candidates(query)),
-        )
-        vector = vectors[0].tolist()
-        # The question's speaker names scope the ranking instead of matching words (names.py).
-        named = names.named_speakers(query, speakers)
-        words = names.lexical_text(query, named) if lexical else ""
         pools = planned.widened(plan, budgets if tokens is None else context_pools(budgets, tokens))
         # A context may hold a consolidated turn whose episode it leaves out.
         wide = include_consolidated or tokens is not None
+        # The question's speaker names scope the ranking instead of matching words (names.py);
+        # the lexical statement looks them up itself.
         if as_of is not None:
+            vectors, speakers = await asyncio.gather(
+                self.embedder.embed([query]),
+                self.stores.search.speakers(owner, names.speaker_candidates(query)),
+            )
+            vector = vectors[0].tolist()
             found = await self._as_of(owner, vector, pools, as_of, wide, scope)
         else:
+            vector = (await self.embedder.embed([query]))[0].tolist()
             found = await self.stores.search.candidates(
                 owner,
                 vector,
-                words or None,
+                names.lexical_query(query, search=lexical),
                 interactions=pools.subconscious,
                 episodes=pools.episodic,
                 facts=pools.semantic,
                 include_consolidated=wide,
                 scope=scope,
             )
+            speakers = found.speakers
+        named = names.named_speakers(query, speakers)
         visible = _subconscious_filter(include_consolidated, as_of)
         sub_ranked = _planned(
             plan,

@@ -206,9 +206,9 @@ async def test_preference_shift_supersedes_and_as_of_sees_the_past(
     now = await engine.recall(owner, "does Alice like sushi")
     assert [h.text for h in now.semantic] == ["Alice dislikes sushi."]
     assert now.semantic[0].interaction_ids and now.episodic and now.episodic[0].interaction_ids
-    # The user's speakers (read beside the query's embedding, consolidation/recall/names.py),
-    # dense and lexical candidates of all three layers, then provenance: four statements.
-    assert db.round_trips - trips == 4
+    # Dense candidates of all three layers, lexical ones with the user's speakers among the
+    # question's names (consolidation/recall/names.py), then provenance: three statements.
+    assert db.round_trips - trips == 3
     before = await engine.recall(owner, "does Alice like sushi", as_of=T0 + timedelta(days=30))
     assert [h.text for h in before.semantic] == ["Alice loves sushi."]
 

@@ -12,7 +12,7 @@ from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.types import Recall, Unit
 from graph.database import Database
 from graph.models import Owner
-from graph.recall import RecallSearch
+from graph.recall import LexicalQuery, RecallSearch
 from tests.support.engines import DIMENSION, engine_settings
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -95,6 +95,18 @@ async def test_speakers_are_the_users_own(db: Database, owner: Owner) -> None:
     assert await search.speakers(owner, asked) == ["Alex", "Sam"]
     assert await search.speakers(elsewhere, asked) == ["Caroline"]
     assert await search.speakers(owner, []) == []
+    # The lexical statement's own lookup (one round trip with the candidates) finds the same.
+    for who, speakers in ((owner, ["Alex", "Sam"]), (elsewhere, ["Caroline"])):
+        found = await search.candidates(
+            who,
+            [1.0] + [0.0] * (DIMENSION - 1),
+            LexicalQuery(["paint"], asked),
+            interactions=5,
+            episodes=0,
+            facts=0,
+            include_consolidated=True,
+        )
+        assert found.speakers == speakers
 
 
 async def test_an_aggregation_gathers_turns_across_sessions(db: Database, owner: Owner) -> None:

@@ -3,7 +3,14 @@ and pleasantries, and what counts as small talk (consolidation/recall/names.py).
 
 from __future__ import annotations
 
-from consolidation.recall.names import lexical_text, named_speakers, small_talk, speaker_candidates
+from consolidation.recall.names import (
+    lexical_query,
+    lexical_text,
+    named_speakers,
+    small_talk,
+    speaker_candidates,
+)
+from graph.lexical import query_terms
 
 
 def test_the_store_is_asked_for_each_run_of_capitalised_words_in_three_cases() -> None:
@@ -45,3 +52,26 @@ def test_small_talk_is_pleasantries_closings_and_names() -> None:
     assert small_talk("Bye Caroline!", names)
     assert not small_talk("Thanks, Caroline! I went to the support group.", names)
     assert not small_talk("Bye Melanie!", names)
+
+
+def test_the_search_words_hold_every_word_any_lookup_could_score() -> None:
+    # One statement searches before the speakers are known (graph/recall.py LexicalQuery): for
+    # every subset of the candidates that proves to be the user's speakers, the words that then
+    # score are among the words searched, also past the 32-word cap of a long question.
+    long = " ".join(f"w{i}" for i in range(40))
+    for question in (
+        "When did Caroline and Melanie's kids go to the Beach Party with Caroline?",
+        f"Thanks Sam! Did Sam Lee say {long} to Alex?",
+        "What did the assistant suggest?",
+    ):
+        query = lexical_query(question)
+        assert query.scored is not None
+        candidates = query.names
+        for mask in range(2 ** min(len(candidates), 8)):
+            speakers = [c for i, c in enumerate(candidates[:8]) if mask >> i & 1]
+            scored = query_terms(query.scored(speakers))
+            assert set(scored) <= set(query.words), (question, speakers)
+            assert query.scored(speakers) == lexical_text(question, named_speakers(question, speakers))
+    # Without search, the lookup alone.
+    assert lexical_query("Does Caroline paint?", search=False).words == []
+    assert "caroline" in lexical_query("Does Caroline paint?").words

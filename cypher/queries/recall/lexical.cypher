@@ -7,9 +7,21 @@
 // needed: a WHEN branch, since a filter in front of a MATCH may be planned after its index seek.
 // A filter (the $f_* parameters, graph/scopes.py) narrows `searched`, never the statistics.
 // $lucene is already restricted to the user's key. A budget of 0 skips its layer.
+// Which of $names are speakers of the user's turns comes back too (as recall/speakers.cypher,
+// one index seek each): they decide which of the candidates' words score, and so cost no
+// round trip of their own (consolidation/recall/names.py).
 // Instants come back as ISO strings: the driver's temporal decoding is slow Python.
 CYPHER 25
 OPTIONAL MATCH (u:User {tenant: $tenant, id: $user_id})
+CALL () {
+  UNWIND $names AS name
+  CALL (name) {
+    MATCH (n:Interaction {tenant: $tenant, user_id: $user_id, speaker: name})
+    RETURN n.speaker AS speaker
+    LIMIT 1
+  }
+  RETURN collect(DISTINCT speaker) AS speakers
+}
 CALL (u) {
   WHEN $k_interactions > 0 AND u.lex_interactions IS NULL THEN {
     MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
@@ -70,7 +82,7 @@ CALL () {
                        valid_from: toString(node.valid_from), valid_to: toString(node.valid_to),
                        created_at: toString(node.created_at), .scopes}) AS facts_lexical
 }
-RETURN coalesce(u.lex_interactions, interactions_counted) AS interactions_held,
+RETURN speakers, coalesce(u.lex_interactions, interactions_counted) AS interactions_held,
        u.lex_interactions_length AS interactions_length, interactions_lexical,
        coalesce(u.lex_episodes, episodes_counted) AS episodes_held,
        u.lex_episodes_length AS episodes_length, episodes_lexical,
