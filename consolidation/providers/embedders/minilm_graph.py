@@ -80,8 +80,9 @@ class _Graph:
 
     def int8_linear(self, x: str, weight: Weight, name: str, outliers: Sequence[tuple[int, int]]) -> str:
         """Per-token symmetric int8: step r = max|x_t| / 127 over the token's ordinary channels,
-        the input stored as uint8 around 128 for the u8 x s8 kernels, the int32 products back as
-        floats times the weight's column scale and r.
+        input and weights both stored as uint8 around 128 (u8 x u8: the u8 x s8 kernel of CPUs
+        without VNNI saturates in int16), the int32 products back as floats times the weight's
+        column scale and r.
 
         An outlier channel j is spread over s_j extra input channels against copies of its weight
         row (its own row zeroed, so its saturated value counts for nothing). Copy i carries
@@ -139,9 +140,10 @@ class _Graph:
             "MatMulIntegerToFloat",
             [
                 quantized,
-                self.const(name + ".wq", int8_values, np.int8),
+                self.const(name + ".wq", int8_values.astype(np.int16) + 128, np.uint8),
                 "one",
                 self.const(name + ".ws", scale),
+                "u8.128",
                 "u8.128",
             ],
             name + ".mm",
