@@ -1,9 +1,10 @@
 """A name in the question is scope, not a word (docs/design/context-assembly.md#names).
 
 A speaker of the user's own turns whose name the question writes capitalised, and the words of a
-closed list of pleasantries, leave the lexical query; that speaker's own turns instead gain one
-top reciprocal rank in the fused ranking, unless a turn holds only pleasantries and names. Other
-names stay words: a turn that names them is a statement about them.
+closed list of pleasantries, leave the lexical query; what is by or about that speaker instead
+gains one top reciprocal rank in the fused ranking (their own turns, and the episodes and facts
+whose text names them), unless it holds only pleasantries and names. Other names stay words: a
+turn that names them is a statement about them.
 """
 
 from __future__ import annotations
@@ -69,14 +70,13 @@ def speaker_candidates(question: str) -> list[str]:
 
 def named_speakers(question: str, speakers: Sequence[str]) -> list[str]:
     """The `speakers` (the user's) whose name the question holds as a word, written capitalised."""
-    found = []
-    for speaker in speakers:
-        if not speaker.strip():
-            continue
-        pattern = re.compile(rf"(?<!\w){re.escape(speaker)}(?!\w)", re.IGNORECASE)
-        if any(m[0][:1].isupper() for m in pattern.finditer(question)):
-            found.append(speaker)
-    return found
+    return [speaker for speaker in speakers if speaker.strip() and _names(question, speaker)]
+
+
+def _names(text: str, speaker: str) -> bool:
+    """Whether `text` holds `speaker` as a word (any case inside), written capitalised."""
+    pattern = re.compile(rf"(?<!\w){re.escape(speaker)}(?!\w)", re.IGNORECASE)
+    return any(m[0][:1].isupper() for m in pattern.finditer(text))
 
 
 def lexical_text(question: str, named: Sequence[str]) -> str:
@@ -114,16 +114,32 @@ def scoped(
     item_of: Callable[[T], Interaction | Episode | Fact],
     score_of: Callable[[T], float],
 ) -> list[tuple[T, float]]:
-    """`entries` with `SPEAKER_BOOST` added to each turn said by a `named` speaker that is more
-    than small talk, highest first."""
+    """`entries` with `SPEAKER_BOOST` added to each item by or about a `named` speaker (a turn
+    they said; an episode or fact whose text names them) that is more than small talk, highest
+    first."""
     names = _name_words(named)
     scored = []
     for entry in entries:
         item, score = item_of(entry), score_of(entry)
-        if isinstance(item, Interaction) and item.speaker in named and not small_talk(item.text, names):
+        text = _text(item)
+        if _concerns(item, text, named) and not small_talk(text, names):
             score += SPEAKER_BOOST
         scored.append((entry, score))
     return sorted(scored, key=lambda pair: pair[1], reverse=True)
+
+
+def _concerns(item: Interaction | Episode | Fact, text: str, named: Sequence[str]) -> bool:
+    """A turn by a `named` speaker; an episode or fact whose `text` names one: the statements
+    of an episode or fact are its own words about the people in it."""
+    if isinstance(item, Interaction):
+        return item.speaker in named
+    return any(_names(text, speaker) for speaker in named)
+
+
+def _text(item: Interaction | Episode | Fact) -> str:
+    if isinstance(item, Episode):
+        return f"{item.title} {item.summary}"
+    return item.text
 
 
 def small_talk(text: str, names: frozenset[str] = frozenset()) -> bool:

@@ -121,3 +121,27 @@ async def test_an_aggregation_gathers_turns_across_sessions(db: Database, owner:
     assert found.context is not None
     sessions = {c.hit.item.session_id for c in found.context.items if c.hit.layer == "subconscious"}
     assert len(sessions) >= 4, found.context.text
+
+
+async def test_facts_and_episodes_about_the_named_speaker_come_first(db: Database, owner: Owner) -> None:
+    # Every turn consolidated at once (the bench's eager mode): facts name whom they are about.
+    engine = MemoryEngine(
+        db,
+        HashingEmbedder(DIMENSION),
+        OfflineConsolidator(),
+        # model_copy, as the bench's eager mode: the settings refuse theta_count 1 on purpose.
+        engine_settings().model_copy(update={"theta_count": 1, "theta_sim": 1.0, "gate_top_k": 1}),
+    )
+    said = [
+        ("Melanie", "I paint lakes, I paint rivers and I paint the paint shop's painted boats."),
+        ("Caroline", "I paint sunsets on my balcony."),
+        ("Melanie", "My kids started swimming lessons at the pool."),
+    ]
+    for n, (speaker, text) in enumerate(said):
+        unit = Unit(text=text, speaker=speaker, occurred_at=T0 + timedelta(minutes=n))
+        await engine.remember(owner, unit)
+    found = await engine.recall(owner, "What does Caroline paint?")
+    assert found.semantic and found.episodic, found
+    assert "Caroline" in found.semantic[0].text, [h.text for h in found.semantic]
+    melanie = await engine.recall(owner, "What does Melanie paint?")
+    assert "Melanie" in melanie.semantic[0].text, [h.text for h in melanie.semantic]
