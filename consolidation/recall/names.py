@@ -2,9 +2,10 @@
 
 A speaker of the user's own turns whose name the question writes capitalised, and the words of a
 closed list of pleasantries, leave the lexical query; what is by or about that speaker instead
-gains one top reciprocal rank in the fused ranking (their own turns, and the episodes and facts
-whose text names them), unless it holds only pleasantries and names. Other names stay words: a
-turn that names them is a statement about them.
+gains one top reciprocal rank in the fused ranking (their own turns, and the facts whose text
+names them), unless it holds only pleasantries and names. Episodes gain nothing: one tells an
+exchange between speakers. Other names stay words: a turn that names them is a statement about
+them.
 """
 
 from __future__ import annotations
@@ -115,31 +116,24 @@ def scoped(
     score_of: Callable[[T], float],
 ) -> list[tuple[T, float]]:
     """`entries` with `SPEAKER_BOOST` added to each item by or about a `named` speaker (a turn
-    they said; an episode or fact whose text names them) that is more than small talk, highest
-    first."""
+    they said; a fact whose text names them) that is more than small talk, highest first."""
     names = _name_words(named)
     scored = []
     for entry in entries:
         item, score = item_of(entry), score_of(entry)
-        text = _text(item)
-        if _concerns(item, text, named) and not small_talk(text, names):
+        # An episode tells an exchange and names its speakers whoever it is about, so its names
+        # say nothing; boosted, a multi-session episode ranked above the turns that answer.
+        if not isinstance(item, Episode) and _concerns(item, named) and not small_talk(item.text, names):
             score += SPEAKER_BOOST
         scored.append((entry, score))
     return sorted(scored, key=lambda pair: pair[1], reverse=True)
 
 
-def _concerns(item: Interaction | Episode | Fact, text: str, named: Sequence[str]) -> bool:
-    """A turn by a `named` speaker; an episode or fact whose `text` names one: the statements
-    of an episode or fact are its own words about the people in it."""
+def _concerns(item: Interaction | Fact, named: Sequence[str]) -> bool:
+    """A turn by a `named` speaker, or a fact that names one (a fact states whom it is about)."""
     if isinstance(item, Interaction):
         return item.speaker in named
-    return any(_names(text, speaker) for speaker in named)
-
-
-def _text(item: Interaction | Episode | Fact) -> str:
-    if isinstance(item, Episode):
-        return f"{item.title} {item.summary}"
-    return item.text
+    return any(_names(item.text, speaker) for speaker in named)
 
 
 def small_talk(text: str, names: frozenset[str] = frozenset()) -> bool:

@@ -123,7 +123,7 @@ async def test_an_aggregation_gathers_turns_across_sessions(db: Database, owner:
     assert len(sessions) >= 4, found.context.text
 
 
-async def test_facts_and_episodes_about_the_named_speaker_come_first(db: Database, owner: Owner) -> None:
+async def test_facts_about_the_named_speaker_come_first(db: Database, owner: Owner) -> None:
     # Every turn consolidated at once (the bench's eager mode): facts name whom they are about.
     engine = MemoryEngine(
         db,
