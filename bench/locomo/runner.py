@@ -149,9 +149,13 @@ class Bench:
             written = await self.remember(engine, owner, sample, chunk, mode)
             for unit, item in written:
                 ids[str(unit.source_ref)] = item.interaction_id
-                action = item.consolidation.action if item.consolidation else "none"
-                built.triggered += action in ("created", "merged")
-                built.salient += item.consolidation is not None and item.consolidation.salience is not None
+                outcome = item.consolidation
+                action = outcome.action if outcome else "none"
+                # A turn an episode absorbed in its own write batch carries that episode's
+                # outcome: only the turn that opened the gate (or the merge) triggered it.
+                trigger = outcome is not None and outcome.trigger_id == item.interaction_id
+                built.triggered += trigger and action in ("created", "merged")
+                built.salient += trigger and outcome is not None and outcome.salience is not None
                 built.deferred += action == "deferred"
             self.progress.advance(task, len(chunk))
         if mode not in UNCONSOLIDATED:

@@ -427,6 +427,10 @@ def test_smoke_run_against_neo4j(tmp_path: Path, neo4j_settings: Neo4jSettings) 
     assert eager["llm_calls"] >= 24 and eager["server_usage_log"]["agrees_with_runs"] is True
     assert recmem["server_usage_log"]["agrees_with_runs"] is True
     assert recmem["prompt_tokens"] < eager["prompt_tokens"]
+    # A trigger is a turn that opened the gate or a merge: one run each, its neighbours not counted.
+    runs = recmem["by_op"]
+    opened = sum(runs.get(op, {}).get("calls", 0) for op in ("create_episode", "merge_episode"))
+    assert 0 < recmem["triggered"] == opened < recmem["interactions_consolidated"]
     assert raw["llm_calls"] == 0 and raw["interactions_consolidated"] == 0
     assert report["calibration"]["embedder"] == "hashing-v2"
     assert report["thresholds"]["recmem"]["theta_sim"] == report["calibration"]["theta_sim"]
