@@ -3,14 +3,19 @@ and pleasantries, and what counts as small talk (consolidation/recall/names.py).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from consolidation.recall.names import (
+    SPEAKER_BOOST,
     lexical_query,
     lexical_text,
     named_speakers,
+    scoped,
     small_talk,
     speaker_candidates,
 )
 from graph.lexical import query_terms
+from graph.models import Episode, Fact, Interaction
 
 
 def test_the_store_is_asked_for_each_run_of_capitalised_words_in_three_cases() -> None:
@@ -75,3 +80,27 @@ def test_the_search_words_hold_every_word_any_lookup_could_score() -> None:
     # Without search, the lookup alone.
     assert lexical_query("Does Caroline paint?", search=False).words == []
     assert "caroline" in lexical_query("Does Caroline paint?").words
+
+
+def test_the_speaker_boost_goes_to_their_turns_and_the_facts_naming_them_only() -> None:
+    at = datetime(2023, 5, 8, tzinfo=UTC)
+
+    def turn(speaker: str, text: str) -> Interaction:
+        return Interaction(f"i-{text}", "t", "u", None, speaker, text, at, 1, False, None)
+
+    def fact(text: str) -> Fact:
+        return Fact(f"f-{text}", "t", "u", text, "attribute", "active", at, None, at)
+
+    episode = Episode("e", "t", "u", "Caroline and Melanie", "Caroline paints.", 1, at, at, at, True, at)
+    items: list[Interaction | Episode | Fact] = [
+        turn("Caroline", "I paint sunsets."),
+        turn("Melanie", "Caroline paints sunsets."),
+        turn("Caroline", "Thanks so much, bye!"),
+        fact("Caroline paints sunsets."),
+        fact("Melanie paints lakes."),
+        episode,
+    ]
+    scored = scoped(["Caroline"], items, lambda item: item, lambda _: 0.0)
+    boosted = {item.id for item, score in scored if score == SPEAKER_BOOST}
+    assert boosted == {"i-I paint sunsets.", "f-Caroline paints sunsets."}
+    assert {score for _, score in scored} == {0.0, SPEAKER_BOOST}
