@@ -103,7 +103,8 @@ class Recaller:
             budgets.subconscious,
             named,
         )
-        epi_ranked = _planned(plan, found.episodes.dense, found.episodes.lexical, budgets.episodic, named)
+        # Episodes gain nothing from the names (names.scoped): they tell an exchange.
+        epi_ranked = _planned(plan, found.episodes.dense, found.episodes.lexical, budgets.episodic)
         sem_ranked = _planned(plan, found.facts.dense, found.facts.lexical, budgets.semantic, named)
         if min_score is not None:
             sub_ranked = _reaching(sub_ranked, min_score)
