@@ -70,7 +70,12 @@ class MemoryEngine:
         # Counters and backlog gauges of this engine, in its own registry (GET /metrics).
         self.metrics = metrics or Metrics()
         if isinstance(stores, Database):
-            stores = Stores.open(stores, embedder.dimension, on_takeover=self.metrics.lease_taken_over)
+            stores = Stores.open(
+                stores,
+                embedder.dimension,
+                on_takeover=self.metrics.lease_taken_over,
+                vector_cache_bytes=settings.vector_cache_mb * 2**20,
+            )
         self.stores = stores
         self.db = stores.db
         self.embedder = embedder

@@ -123,6 +123,11 @@ class EngineSettings(BaseSettings):
     # time, under its lease). Other processes on the same database share the work through the
     # leases and the sweeper.
     worker_concurrency: int = Field(default=4, ge=1, le=256)
+    # Recall keeps the vectors of users above graph/recall.py's EXACT_LIMIT in memory, within this
+    # many MiB per process (least recently used users go first; 256 MiB holds about 170,000
+    # vectors of 384 dimensions). A user it cannot hold, or 0, is scanned in the graph instead:
+    # as exact, slower (docs/design/algorithm.md#exact-per-user).
+    vector_cache_mb: int = Field(default=256, ge=0, le=1_048_576)
     # The `consolidations` subscription reads consolidations other processes committed from the
     # database every this many seconds (only for users someone subscribes to): their latency.
     event_poll_s: float = Field(default=0.5, gt=0, le=60)

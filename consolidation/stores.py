@@ -23,6 +23,7 @@ from graph.leases import LeaseStore
 from graph.portability import PortabilityStore
 from graph.recall import RecallSearch
 from graph.thresholds import ThresholdStore
+from graph.vector_cache import DEFAULT_BUDGET_BYTES, VectorCache
 from graph.waiting import WaitingStore
 
 
@@ -51,8 +52,10 @@ class Stores:
         dimension: int,
         *,
         on_takeover: Callable[[], None] | None = None,
+        vector_cache_bytes: int = DEFAULT_BUDGET_BYTES,
     ) -> Stores:
-        """`on_takeover`: called when a lease another holder let expire is taken (a metric)."""
+        """`on_takeover`: called when a lease another holder let expire is taken (a metric);
+        `vector_cache_bytes`: recall's memory for large users' vectors (graph/vector_cache.py)."""
         return cls(
             db=db,
             interactions=InteractionStore(db, dimension),
@@ -61,7 +64,7 @@ class Stores:
             consolidations=ConsolidationStore(db, dimension),
             waiting=WaitingStore(db),
             leases=LeaseStore(db, on_takeover=on_takeover),
-            search=RecallSearch(db, dimension),
+            search=RecallSearch(db, dimension, vectors=VectorCache(db, dimension, vector_cache_bytes)),
             events=EventLog(db),
             forget=ForgetStore(db, dimension),
             browse=BrowseStore(db),

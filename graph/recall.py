@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+import numpy as np
+
 from graph.database import Database, Row
 from graph.interactions import SEARCH_POOL
 from graph.lexical import query_terms, rank
@@ -14,13 +16,19 @@ from graph.lucene import lucene_terms
 from graph.models import Episode, Fact, Hit, Interaction, Owner
 from graph.records import episode_from, fact_from, interaction_from
 from graph.scopes import NO_FILTER, ScopeFilter
+from graph.vector_cache import LAYERS, Shortlist, VectorCache
 from graph.vectors import vector_param
 
 T = TypeVar("T", Interaction, Episode, Fact)
-# Up to this many nodes of a user in a layer, dense search scans them all (exact top k, immune to
-# other tenants' data); above it, the filtered vector index with a pool and exact re-ranking.
-# Where the scan stops being cheaper than the index: docs/design/algorithm.md#exact-per-user.
+# Up to this many nodes of a user in a layer, dense search scans them all in the graph; above it,
+# it re-scores a shortlist ranked from the user's cached vectors (graph/vector_cache.py). Both are
+# exact per user, whatever other tenants store: docs/design/algorithm.md#exact-per-user.
 EXACT_LIMIT = 1_000
+# How many of a layer's cached nodes the graph re-scores, per hit asked for (at least the pool):
+# enough that superseded or consolidated nodes among them rarely leave fewer than k that qualify;
+# when they do, the shortlist grows by SHORTLIST_GROWTH and the statement runs again.
+SHORTLIST = 2
+SHORTLIST_GROWTH = 4
 
 
 @dataclass(frozen=True)
@@ -73,10 +81,18 @@ class RecallSearch:
     """Every layer in one statement per view: on a small server each statement costs
     milliseconds of fixed overhead, and the dense and lexical views run side by side."""
 
-    def __init__(self, db: Database, dimension: int, exact_limit: int = EXACT_LIMIT) -> None:
+    def __init__(
+        self,
+        db: Database,
+        dimension: int,
+        exact_limit: int = EXACT_LIMIT,
+        vectors: VectorCache | None = None,
+    ) -> None:
+        """`vectors` None: a cache of the default budget; a budget of 0 scans in the graph."""
         self.db = db
         self.dimension = dimension
         self.exact_limit = exact_limit
+        self.vectors = VectorCache(db, dimension) if vectors is None else vectors
 
     async def candidates(
         self,
@@ -103,26 +119,17 @@ class RecallSearch:
             "consolidated": [False, True] if include_consolidated else [False],
             **scope.params(),
         }
-        dense = self.db.read(
-            "queries/recall/dense",
-            **shared,
-            vector=vector_param("query vector", vector, self.dimension),
-            pool=max(interactions, episodes, facts, SEARCH_POOL),
-            exact_limit=self.exact_limit,
-            filtered=scope.active,
-            parts=parts,
-        )
+        dense = self._dense(owner, vector, shared, budgets, filtered=scope.active, parts=parts)
         lucene = lucene_terms(query.words, owner) if query is not None else None
         lexical_row: Row | None = None
         if query is None or lucene is None:
             names = [] if query is None else query.names
-            dense_rows, speakers = await asyncio.gather(dense, self.speakers(owner, names))
+            dense_row, speakers = await asyncio.gather(dense, self.speakers(owner, names))
         else:
             lexical = self.db.read("queries/recall/lexical", **shared, lucene=lucene, names=query.names)
-            dense_rows, lexical_rows = await asyncio.gather(dense, lexical)
+            dense_row, lexical_rows = await asyncio.gather(dense, lexical)
             lexical_row = lexical_rows[0]
             speakers = sorted(str(s) for s in lexical_row["speakers"] if s)
-        dense_row = dense_rows[0]
         terms = query_terms(query.text(speakers)) if lexical_row is not None and query is not None else []
         return RecallCandidates(
             interactions=_layer(
@@ -132,6 +139,49 @@ class RecallSearch:
             facts=_layer(dense_row, lexical_row, terms, "facts", "text", facts, fact_from),
             speakers=speakers,
         )
+
+    async def _dense(
+        self,
+        owner: Owner,
+        vector: list[float],
+        shared: dict[str, Any],
+        budgets: dict[str, int],
+        *,
+        filtered: bool,
+        parts: bool,
+    ) -> Row:
+        """The dense statement's row: with the user's cached vectors, a shortlist per layer that
+        grows until it settles the top k; then the cache catches up with what the graph holds."""
+        held = None if filtered else self.vectors.get(owner)
+        unit = np.asarray(vector, dtype=np.float32)
+        unit /= float(np.linalg.norm(unit)) or 1.0
+        size = SHORTLIST * max(*budgets.values(), SEARCH_POOL)
+        while True:
+            lists: dict[str, Shortlist] = (
+                {} if held is None else {layer: held.layers[layer].shortlist(unit, size) for layer in LAYERS}
+            )
+            ids = {f"ids_{layer}": lists[layer].ids if layer in lists else None for layer in LAYERS}
+            floor = lists["interactions"].floor if lists else -2.0
+            row = (
+                await self.db.read(
+                    "queries/recall/dense",
+                    **shared,
+                    **ids,
+                    vector=vector_param("query vector", vector, self.dimension),
+                    exact_limit=self.exact_limit,
+                    filtered=filtered,
+                    parts=parts,
+                    epoch=held.epoch if held is not None else "",
+                    known=held.known if held is not None else 0,
+                    floor_interactions=floor,
+                )
+            )[0]
+            if all(_settled(row, layer, lists.get(layer), budgets[f"k_{layer}"]) for layer in LAYERS):
+                break
+            size *= SHORTLIST_GROWTH
+        if not filtered and any(row[f"{layer}_large"] for layer in LAYERS):
+            await self.vectors.sync(owner, str(row["epoch"]), int(row["written"]))
+        return row
 
     async def speakers(self, owner: Owner, candidates: list[str]) -> list[str]:
         """Those `candidates` that are speakers of the user's interactions (the user's alone),
@@ -188,6 +238,14 @@ class RecallSearch:
             },
             facts={f["id"]: (f["episode_ids"], f["interaction_ids"]) for f in row["fact_sources"]},
         )
+
+
+def _settled(row: Row, layer: str, shortlist: Shortlist | None, k: int) -> bool:
+    """Whether the layer's hits are final: scanned in the graph, or settled by its shortlist."""
+    if not row[f"{layer}_cached"] or shortlist is None or k <= 0:
+        return True
+    hits = row[f"{layer}_dense"]
+    return shortlist.settles(len(hits), k, float(hits[-1]["score"]) if hits else None)
 
 
 def _layer(

@@ -2,14 +2,18 @@
 // (so the current version alone reaches every interaction), and the old one stops being current.
 // Its scopes are the union of its sources' (docs/scopes.md#inheritance).
 // Times are valid times (when the conversation said it); created_at is when memory learned it.
-// The user's lexical statistics count the new version (graph/lexical.py).
+// The user's lexical statistics count the new version (graph/lexical.py); it gets the user's next
+// vector number (interactions/write_batch.cypher).
 MATCH (u:User {tenant: $tenant, id: $user_id})
+SET u.vectors = coalesce(u.vectors, 0) + 1, u.vectors_epoch = coalesce(u.vectors_epoch, randomUUID())
+WITH u
 OPTIONAL MATCH (old:Episode {tenant: $tenant, user_id: $user_id, id: $previous_id})
 CREATE (e:Episode {
   id: $id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,
   title: $title, summary: $summary, version: coalesce(old.version, 0) + 1,
   first_at: datetime($first_at), last_at: datetime($last_at),
-  valid_from: datetime($valid_from), created_at: datetime(), current: true, lex_length: $lex_length
+  valid_from: datetime($valid_from), created_at: datetime(), current: true, lex_length: $lex_length,
+  vector_no: u.vectors
 })
 CREATE (u)-[:HAS]->(e)
 SET u.lex_episodes = u.lex_episodes + 1, u.lex_episodes_length = u.lex_episodes_length + $lex_length

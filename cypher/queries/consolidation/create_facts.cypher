@@ -1,17 +1,20 @@
 // New facts with their provenance: DERIVED_FROM the episode and the exact interactions that state
 // them; SUPERSEDES closes each replaced fact's validity. Its scopes are those of the interactions
 // it rests on (docs/scopes.md#inheritance).
-// The user's lexical statistics count them.
+// The user's lexical statistics count them; they get the user's next vector number
+// (interactions/write_batch.cypher).
 MATCH (u:User {tenant: $tenant, id: $user_id})
 SET u.lex_facts = u.lex_facts + size($facts),
-    u.lex_facts_length = u.lex_facts_length + reduce(s = 0, r IN $facts | s + r.lex_length)
+    u.lex_facts_length = u.lex_facts_length + reduce(s = 0, r IN $facts | s + r.lex_length),
+    u.vectors = coalesce(u.vectors, 0) + 1, u.vectors_epoch = coalesce(u.vectors_epoch, randomUUID())
 WITH u
 OPTIONAL MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: $episode_id})
 UNWIND $facts AS r
 CREATE (f:Fact {
   id: r.id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,
   text: r.text, kind: r.kind, status: 'active',
-  valid_from: datetime(r.valid_from), valid_to: null, created_at: datetime(), lex_length: r.lex_length
+  valid_from: datetime(r.valid_from), valid_to: null, created_at: datetime(), lex_length: r.lex_length,
+  vector_no: u.vectors
 })
 CREATE (u)-[:HAS]->(f)
 WITH e, f, r

@@ -5,6 +5,13 @@ UNWIND $ids AS node_id
 MATCH (n:$($label) {id: node_id})
 WHERE n.tenant = $tenant AND n.user_id = $user_id
 WITH collect(n) AS nodes
+// A new vector epoch: recall's vector cache (graph/vector_cache.py) reloads the user's vectors,
+// as it learns only of nodes added since it read them.
+CALL (nodes) {
+  WITH nodes WHERE size(nodes) > 0
+  MATCH (u:User {tenant: $tenant, id: $user_id})
+  SET u.vectors_epoch = randomUUID()
+}
 CALL (nodes) {
   WITH nodes WHERE $stat IS NOT NULL AND size(nodes) > 0
   MATCH (u:User {tenant: $tenant, id: $user_id})

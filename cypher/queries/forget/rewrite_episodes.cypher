@@ -1,6 +1,10 @@
 // Surviving episode versions get a summary rebuilt from their remaining interactions only, and a
 // new embedding; rebuilt_at marks that their text was regenerated after a forget.
+// A new vector epoch: recall's vector cache (graph/vector_cache.py) reloads the user's vectors,
+// as it learns only of nodes added since it read them.
 MATCH (u:User {tenant: $tenant, id: $user_id})
+SET u.vectors_epoch = randomUUID()
+WITH u
 UNWIND $rows AS r
 MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: r.id})
 // The user's lexical statistics count the new text's words instead of the old's.

@@ -1,5 +1,9 @@
 // Surviving facts get a text restated from their remaining source interactions only.
+// A new vector epoch: recall's vector cache (graph/vector_cache.py) reloads the user's vectors,
+// as it learns only of nodes added since it read them.
 MATCH (u:User {tenant: $tenant, id: $user_id})
+SET u.vectors_epoch = randomUUID()
+WITH u
 UNWIND $rows AS r
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: r.id})
 // The user's lexical statistics count the new text's words instead of the old's.

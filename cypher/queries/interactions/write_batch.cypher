@@ -13,6 +13,8 @@
 // rows; they start at 0 with the user, so a user from before them keeps none (null stays null).
 // So does its count of long interactions (those with parts), by which recall/dense.cypher skips
 // the parts of a user who has none.
+// Every node written gets the user's next vector number (vector_no; u.vectors counts them, and
+// u.vectors_epoch names the run of numbers): recall's vector cache reads what is new by it.
 CYPHER 25
 MERGE (t:Tenant {id: $tenant})
 ON CREATE SET t.created_at = datetime()
@@ -38,7 +40,8 @@ CALL (u, fresh) {
     session_id: r.session_id, speaker: r.speaker, text: r.text,
     occurred_at: datetime(r.occurred_at), seq: seq, consolidated: false, gate_checked: false,
     source_ref: r.source_ref, sentence_vectors: r.sentence_vectors, lex_length: r.lex_length,
-    created_at: datetime(), agent_id: r.agent_id, metadata: r.metadata, scopes: r.scopes
+    created_at: datetime(), agent_id: r.agent_id, metadata: r.metadata, scopes: r.scopes,
+    vector_no: coalesce(u.vectors, 0) + 1
   })
   CREATE (u)-[:HAS]->(n)
   WITH n, r
@@ -64,6 +67,7 @@ CALL (u, created, long_created) {
   SET u.seq = u.seq + size(created), u.last_interaction_id = created[size(created) - 1].id,
       u.lex_interactions = u.lex_interactions + size(created),
       u.lex_interactions_length = u.lex_interactions_length + reduce(s = 0, n IN created | s + n.lex_length),
-      u.long_interactions = u.long_interactions + long_created
+      u.long_interactions = u.long_interactions + long_created,
+      u.vectors = coalesce(u.vectors, 0) + 1, u.vectors_epoch = coalesce(u.vectors_epoch, randomUUID())
 }
 RETURN known, [n IN created | n {.id, .seq}] AS created

@@ -2,7 +2,8 @@
 // interaction (so the next remember continues the stream), the event log's last sequence, and the
 // lexical statistics per layer (graph/lexical.py), from the items' own lex_length; a file from
 // before those statistics leaves them null, so recall counts the items instead; and the count of
-// long interactions (those with parts: the import made them again).
+// long interactions (those with parts: the import made them again); and a new vector epoch
+// (graph/vector_cache.py), as the imported nodes carry no vector numbers.
 MATCH (u:User {tenant: $tenant, id: $user_id})
 CALL (u) {
   OPTIONAL MATCH (i:Interaction {tenant: $tenant, user_id: $user_id})
@@ -39,5 +40,5 @@ SET u.seq = coalesce(seq, 0), u.last_interaction_id = last_id, u.event_seq = eve
     u.lex_episodes_length = CASE WHEN episodes_known THEN episodes_length END,
     u.lex_facts = CASE WHEN facts_known THEN facts END,
     u.lex_facts_length = CASE WHEN facts_known THEN facts_length END,
-    u.long_interactions = long_interactions
+    u.long_interactions = long_interactions, u.vectors_epoch = randomUUID()
 RETURN u.seq AS seq, u.event_seq AS event_seq

@@ -22,4 +22,13 @@ CALL (n, r) {
   })
   SET p.embedding = toFloatList(part.embedding)
 }
-RETURN count(n) AS written
+// A new vector epoch: recall's vector cache (graph/vector_cache.py) reloads the owners' vectors,
+// as it learns only of nodes added since it read them.
+WITH collect(n) AS written
+CALL (written) {
+  UNWIND written AS n
+  WITH DISTINCT n.tenant AS tenant, n.user_id AS user_id
+  MATCH (u:User {tenant: tenant, id: user_id})
+  SET u.vectors_epoch = randomUUID()
+}
+RETURN size(written) AS written

@@ -1,0 +1,153 @@
+"""Each large user's vectors in memory, so that recall's dense search stays exact per user.
+
+Above `EXACT_LIMIT` nodes in a layer a Cypher scan costs too much per recall, and a shared vector
+index answers from a graph that other tenants' vectors shape. So the user's vectors are read once
+(`recall/vectors.cypher`) and ranked here by plain cosine; the statement re-scores the best of
+them, plus every node written since, in the graph (`recall/dense.cypher`). Every statement that
+writes a vector numbers it (`vector_no`, counted on the user node); one that changes or removes
+vectors starts a new epoch, which makes the cache read the user again. The memory is bounded
+(least recently used users go first). Why and what it costs: docs/design/algorithm.md#exact-per-user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from graph.database import Database, Row
+from graph.models import Owner
+
+LAYERS = ("interactions", "episodes", "facts")
+# A cached node's cosine, computed in float32 here and in float64 in the graph, differs by far less.
+TOLERANCE = 1e-4
+DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024
+
+Matrix = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Shortlist:
+    """A layer's best cached nodes for one query: their ids and the lowest cosine among them
+    (-2: every cached node, so nothing is left out)."""
+
+    ids: list[str]
+    floor: float
+
+    @property
+    def complete(self) -> bool:
+        return self.floor < -1.0
+
+    def settles(self, hits: int, k: int, last_score: float | None) -> bool:
+        """Whether `hits` re-scored hits, the last scoring `last_score`, are the layer's true
+        top `k`: a node left out scores at most the floor, so it is when they beat it."""
+        if self.complete:
+            return True
+        return hits >= k and last_score is not None and last_score > self.floor + TOLERANCE
+
+
+class LayerVectors:
+    """One layer's nodes of one user: ids and unit vectors, row by row."""
+
+    def __init__(self, dimension: int) -> None:
+        self.ids: list[str] = []
+        self.rows: dict[str, int] = {}
+        self.matrix: Matrix = np.zeros((0, dimension), dtype=np.float32)
+
+    def add(self, pairs: list[list[Any]]) -> None:
+        """Adds (id, vector) pairs; a known id gets its new vector."""
+        if not pairs:
+            return
+        vectors = np.stack([np.asarray(v.to_numpy(), dtype=np.float32) for _, v in pairs])
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        vectors /= np.where(norms > 0, norms, 1.0)
+        fresh: list[int] = []
+        for i, (node_id, _) in enumerate(pairs):
+            row = self.rows.get(node_id)
+            if row is None:
+                self.rows[node_id] = len(self.ids) + len(fresh)
+                fresh.append(i)
+            else:
+                self.matrix[row] = vectors[i]
+        if fresh:
+            self.ids.extend(pairs[i][0] for i in fresh)
+            self.matrix = np.concatenate([self.matrix, vectors[fresh]])
+
+    def shortlist(self, query: Matrix, size: int) -> Shortlist:
+        """The `size` nodes of highest cosine to the unit vector `query`."""
+        if size >= len(self.ids):
+            return Shortlist(list(self.ids), -2.0)
+        scores = self.matrix @ query
+        best = np.argpartition(-scores, size - 1)[:size]
+        return Shortlist([self.ids[i] for i in best], float(scores[best].min()))
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.matrix.nbytes)
+
+
+@dataclass
+class UserVectors:
+    epoch: str
+    # The user's vector count when this was read: every node numbered up to it is here.
+    known: int
+    layers: dict[str, LayerVectors]
+
+    @property
+    def nbytes(self) -> int:
+        return sum(layer.nbytes for layer in self.layers.values())
+
+
+class VectorCache:
+    """Users' vectors within `budget_bytes`; a user larger than it is never cached (recall then
+    scans in the graph, exact but slower)."""
+
+    def __init__(self, db: Database, dimension: int, budget_bytes: int = DEFAULT_BUDGET_BYTES) -> None:
+        self.db = db
+        self.dimension = dimension
+        self.budget_bytes = budget_bytes
+        self._users: OrderedDict[tuple[str, str], UserVectors] = OrderedDict()
+        self._too_large: set[tuple[str, str]] = set()
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+
+    def get(self, owner: Owner) -> UserVectors | None:
+        key = (owner.tenant, owner.user_id)
+        found = self._users.get(key)
+        if found is not None:
+            self._users.move_to_end(key)
+        return found
+
+    async def sync(self, owner: Owner, epoch: str, written: int) -> None:
+        """Brings the user's vectors up to the graph's `epoch` and count `written` (as a recall
+        just read them): the nodes numbered since, or every node in a new epoch."""
+        key = (owner.tenant, owner.user_id)
+        if key in self._too_large or self.budget_bytes <= 0:
+            return
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            held = self._users.get(key)
+            if held is not None and held.epoch == epoch and held.known >= written:
+                return
+            since = held.known if held is not None and held.epoch == epoch else None
+            rows = await self.db.read(
+                "queries/recall/vectors", **owner.params(), since=since, dimension=self.dimension
+            )
+            self._store(key, held if since is not None else None, rows[0])
+
+    def _store(self, key: tuple[str, str], held: UserVectors | None, row: Row) -> None:
+        if held is None:
+            held = UserVectors("", 0, {layer: LayerVectors(self.dimension) for layer in LAYERS})
+        for layer in LAYERS:
+            held.layers[layer].add(row[layer])
+        held.epoch, held.known = str(row["epoch"]), int(row["written"])
+        self._users[key] = held
+        self._users.move_to_end(key)
+        if held.nbytes > self.budget_bytes:
+            del self._users[key]
+            self._too_large.add(key)
+        while sum(user.nbytes for user in self._users.values()) > self.budget_bytes:
+            self._users.popitem(last=False)

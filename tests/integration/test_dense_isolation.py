@@ -1,0 +1,117 @@
+"""Above the exact limit, dense recall ranks from the user's cached vectors: on a real Neo4j it
+gives what a full scan of the user's nodes gives, through new writes, corrections and forgets,
+and another tenant's vectors do not move it (graph/vector_cache.py)."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+import graph.recall
+from consolidation.consolidating.offline import OfflineConsolidator
+from consolidation.engine import MemoryEngine
+from consolidation.forgetting.forgetter import Forgetter
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.types import Recall, Unit
+from graph.database import Database
+from graph.models import Owner
+from graph.vector_cache import VectorCache
+from tests.support.engines import DIMENSION, engine_settings
+
+T0 = datetime(2023, 5, 8, 9, 0, tzinfo=UTC)
+WORDS = ["violin", "piano", "garden", "tomato", "soil", "concert", "seeds", "melody", "harvest", "trip"]
+FILLER = ["today", "really", "again", "with", "my", "friend", "we", "talked", "about", "the", "new"]
+QUERIES = ["violin concert", "tomato seeds in the soil", "a trip with my friend", "melody harvest"]
+
+
+def _units(rng: random.Random, n: int, start: int = 0) -> list[Unit]:
+    units = []
+    for i in range(n):
+        picked = rng.choices(WORDS, k=rng.randint(1, 3)) + rng.choices(FILLER, k=rng.randint(2, 6))
+        rng.shuffle(picked)
+        at = T0 + timedelta(minutes=7 * (start + i))
+        units.append(Unit(text=" ".join(picked).capitalize() + ".", speaker="Alice", occurred_at=at))
+    return units
+
+
+def _dense(recall: Recall) -> list[list[tuple[str, float]]]:
+    """Each layer's hits (id, score) in order, and the context's text."""
+    layers = [
+        [(h.id, round(h.score, 9)) for h in hits]
+        for hits in (recall.subconscious, recall.episodic, recall.semantic)
+    ]
+    return [*layers, [(recall.context.text if recall.context else "", 0.0)]]
+
+
+async def _candidates(engine: MemoryEngine, owner: Owner, query: str, wide: bool) -> list[list[str]]:
+    """The dense view alone: each layer's ids in order."""
+    vector = list((await engine.embedder.embed([query]))[0])
+    found = await engine.stores.search.candidates(
+        owner, vector, None, interactions=8, episodes=4, facts=6, include_consolidated=wide
+    )
+    return [[h.item.id for h in layer.dense] for layer in (found.interactions, found.episodes, found.facts)]
+
+
+async def _all(engine: MemoryEngine, owner: Owner) -> list[Any]:
+    """Each query's dense view (narrow and wide), then its recalls."""
+    found: list[Any] = []
+    for query in QUERIES:
+        found.append(await _candidates(engine, owner, query, False))
+        found.append(await _candidates(engine, owner, query, True))
+        found.append(_dense(await engine.recall(owner, query)))
+        found.append(_dense(await engine.recall(owner, query, include_consolidated=True, tokens=300)))
+    return found
+
+
+@pytest.fixture
+def small_shortlists(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A shortlist of a few nodes, so that it often holds too few that qualify and has to grow.
+    monkeypatch.setattr(graph.recall, "SEARCH_POOL", 1)
+    monkeypatch.setattr(graph.recall, "SHORTLIST", 1)
+
+
+async def test_cached_dense_recall_matches_a_scan_and_ignores_other_tenants(
+    db: Database, owner: Owner, small_shortlists: None
+) -> None:
+    rng = random.Random(31)
+    cached = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
+    # Every layer above this limit ranks from the cache; the other engine scans every node.
+    cached.stores.search.exact_limit = 2
+    scanned = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
+    scanned.stores.search.exact_limit = 10**9
+    scanned.stores.search.vectors = VectorCache(db, DIMENSION, 0)
+    for unit in _units(rng, 50):
+        await cached.remember(owner, unit)
+    first = await _all(cached, owner)  # the first recall reads the vectors in
+    assert cached.stores.search.vectors.get(owner) is not None
+    assert await _all(cached, owner) == first == await _all(scanned, owner)
+    assert all(first[1])  # the dense view found turns, episodes and facts
+
+    # Written by another engine (another process) after the cache read them: new turns, episodes
+    # and facts, a correction, a forget.
+    for unit in _units(rng, 12, start=50):
+        await scanned.remember(owner, unit)
+    kayak = Unit(text="Alice bought a red kayak.", speaker="Alice", occurred_at=T0 + timedelta(days=1))
+    await scanned.remember(owner, kayak)
+    # The first recall after the writes, before the cache catches up, finds them already.
+    found = await _candidates(cached, owner, kayak.text, True)
+    assert found == await _candidates(scanned, owner, kayak.text, True)
+    assert (await cached.stores.interactions.get(owner, found[0][:1]))[0].text == kayak.text
+    fact = (await cached.recall(owner, QUERIES[0])).semantic[0]
+    await scanned.beliefs.correct(owner, fact.id, "Alice plays the cello now.", "she said so", by="test")
+    assert await _all(cached, owner) == await _all(scanned, owner)
+    gone = (await cached.recall(owner, QUERIES[1], include_consolidated=True)).subconscious[0].id
+    await Forgetter(scanned).forget_interaction(owner, gone)
+    after_forget = await _all(cached, owner)
+    assert after_forget == await _all(scanned, owner)
+    views = [found for i, found in enumerate(after_forget) if i % 4 < 2]
+    assert all(gone not in layers[0] for layers in views)
+
+    # Another tenant (the same user id) writes many vectors near the user's.
+    other = Owner(f"t-{uuid.uuid4().hex[:12]}", owner.user_id)
+    await cached.remember_batch(other, _units(rng, 300), consolidate=False)
+    assert await _all(cached, owner) == after_forget
