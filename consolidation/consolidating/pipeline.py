@@ -374,7 +374,12 @@ class UnitPipeline:
         )
 
     async def _related_facts(self, owner: Owner, vector: list[float]) -> list[Fact]:
-        return [hit.item for hit in await self.stores.facts.search(owner, vector, RELATED_FACTS)]
+        """The user's active facts nearest `vector`, exact per user as recall's (graph/recall.py):
+        which facts refinement may supersede does not depend on other tenants' vectors."""
+        found = await self.search.candidates(
+            owner, vector, None, interactions=0, episodes=0, facts=RELATED_FACTS, include_consolidated=True
+        )
+        return [hit.item for hit in found.facts.dense]
 
     # -- helpers -------------------------------------------------------------------------------
 
