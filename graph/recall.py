@@ -181,6 +181,9 @@ class RecallSearch:
             size *= SHORTLIST_GROWTH
         if not filtered and any(row[f"{layer}_large"] for layer in LAYERS):
             await self.vectors.sync(owner, str(row["epoch"]), int(row["written"]))
+        elif held is not None and held.epoch != row["epoch"]:
+            # No longer large in any layer, or erased: its old vectors are not kept.
+            self.vectors.drop(owner)
         return row
 
     async def speakers(self, owner: Owner, candidates: list[str]) -> list[str]:

@@ -121,6 +121,12 @@ class VectorCache:
             self._users.move_to_end(key)
         return found
 
+    def drop(self, owner: Owner) -> None:
+        """Forgets the user's vectors (the user was erased, or no longer needs them)."""
+        key = (owner.tenant, owner.user_id)
+        self._users.pop(key, None)
+        self._too_large.discard(key)
+
     async def sync(self, owner: Owner, epoch: str, written: int) -> None:
         """Brings the user's vectors up to the graph's `epoch` and count `written` (as a recall
         just read them): the nodes numbered since, or every node in a new epoch."""

@@ -76,6 +76,7 @@ class Forgetter:
         self.store = stores.forget
         self.interactions = stores.interactions
         self.leases = stores.leases
+        self.vectors = stores.search.vectors
         self.embedder = engine.embedder
         self.consolidator = engine.consolidator
         self.settings = engine.settings
@@ -124,8 +125,12 @@ class Forgetter:
         return await self.store.user_counts(owner)
 
     async def forget_user(self, owner: Owner) -> UserForgotten:
+        """Erases the user; this process's recall keeps none of its vectors either (another
+        process drops them at that user's next recall)."""
         require_owner(owner.tenant, owner.user_id)
-        return await self.store.erase_user(owner)
+        erased = await self.store.erase_user(owner)
+        self.vectors.drop(owner)
+        return erased
 
     async def _acquire(self, owner: Owner, holder: str) -> None:
         """Wait for a running consolidation to finish (bounded by one lease period)."""

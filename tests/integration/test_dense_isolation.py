@@ -115,3 +115,22 @@ async def test_cached_dense_recall_matches_a_scan_and_ignores_other_tenants(
     other = Owner(f"t-{uuid.uuid4().hex[:12]}", owner.user_id)
     await cached.remember_batch(other, _units(rng, 300), consolidate=False)
     assert await _all(cached, owner) == after_forget
+
+
+async def test_an_erased_user_leaves_no_vectors_in_any_process(db: Database, owner: Owner) -> None:
+    rng = random.Random(32)
+    engines = [
+        MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
+        for _ in range(2)
+    ]
+    for engine in engines:
+        engine.stores.search.exact_limit = 2
+    await engines[0].remember_batch(owner, _units(rng, 20), consolidate=False)
+    for engine in engines:
+        await engine.recall(owner, QUERIES[0])
+        assert engine.stores.search.vectors.get(owner) is not None
+    await Forgetter(engines[0]).forget_user(owner)
+    assert engines[0].stores.search.vectors.get(owner) is None
+    # The other process learns of it from the graph at the user's next recall.
+    assert (await engines[1].recall(owner, QUERIES[0])).subconscious == []
+    assert engines[1].stores.search.vectors.get(owner) is None
