@@ -12,6 +12,8 @@ vectors starts a new epoch, which makes the cache read the user again. The memor
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -20,12 +22,18 @@ import numpy as np
 import numpy.typing as npt
 
 from graph.database import Database, Row
+from graph.errors import StoreError
 from graph.models import Owner
 
 LAYERS = ("interactions", "episodes", "facts")
 # A cached node's cosine, computed in float32 here and in float64 in the graph, differs by far less.
 TOLERANCE = 1e-4
 DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024
+# After a failed read of a user's vectors, recall scans in the graph for this long before it
+# tries again (a failed read would otherwise repeat with every recall of that user).
+RETRY_AFTER_S = 60.0
+
+log = logging.getLogger(__name__)
 
 Matrix = npt.NDArray[np.float32]
 
@@ -113,6 +121,7 @@ class VectorCache:
         self._users: OrderedDict[tuple[str, str], UserVectors] = OrderedDict()
         self._too_large: set[tuple[str, str]] = set()
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self._retry_at: dict[tuple[str, str], float] = {}
 
     def get(self, owner: Owner) -> UserVectors | None:
         key = (owner.tenant, owner.user_id)
@@ -129,9 +138,12 @@ class VectorCache:
 
     async def sync(self, owner: Owner, epoch: str, written: int) -> None:
         """Brings the user's vectors up to the graph's `epoch` and count `written` (as a recall
-        just read them): the nodes numbered since, or every node in a new epoch."""
+        just read them): the nodes numbered since, or every node in a new epoch. A read that
+        fails leaves the cache as it was: recall stays exact by scanning in the graph."""
         key = (owner.tenant, owner.user_id)
         if key in self._too_large or self.budget_bytes <= 0:
+            return
+        if self._retry_at.get(key, 0.0) > time.monotonic():
             return
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
@@ -139,9 +151,15 @@ class VectorCache:
             if held is not None and held.epoch == epoch and held.known >= written:
                 return
             since = held.known if held is not None and held.epoch == epoch else None
-            rows = await self.db.read(
-                "queries/recall/vectors", **owner.params(), since=since, dimension=self.dimension
-            )
+            try:
+                rows = await self.db.read(
+                    "queries/recall/vectors", **owner.params(), since=since, dimension=self.dimension
+                )
+            except StoreError as error:
+                log.warning("recall's vector cache could not read a user's vectors: %s", type(error).__name__)
+                self._retry_at[key] = time.monotonic() + RETRY_AFTER_S
+                return
+            self._retry_at.pop(key, None)
             self._store(key, held if since is not None else None, rows[0])
 
     def _store(self, key: tuple[str, str], held: UserVectors | None, row: Row) -> None:

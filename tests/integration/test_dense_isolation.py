@@ -133,3 +133,18 @@ async def test_an_erased_user_leaves_no_vectors_in_any_process(db: Database, own
     # The other process learns of it from the graph at the user's next recall.
     assert (await engines[1].recall(owner, QUERIES[0])).subconscious == []
     assert engines[1].stores.search.vectors.get(owner) is None
+
+
+async def test_a_failed_read_of_the_vectors_leaves_recall_exact(db: Database, owner: Owner) -> None:
+    rng = random.Random(33)
+    engine = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
+    engine.stores.search.exact_limit = 2
+    # A cache of another dimension: Neo4j refuses to read the stored vectors as such.
+    engine.stores.search.vectors = VectorCache(db, DIMENSION + 1)
+    scanned = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
+    scanned.stores.search.exact_limit = 10**9
+    await engine.remember_batch(owner, _units(rng, 20), consolidate=False)
+    for query in QUERIES:
+        found = await _candidates(engine, owner, query, True)
+        assert found and found == await _candidates(scanned, owner, query, True)
+    assert engine.stores.search.vectors.get(owner) is None
