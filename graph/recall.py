@@ -158,11 +158,14 @@ class RecallSearch:
         unit /= float(np.linalg.norm(unit)) or 1.0
         size = max(*budgets.values(), SHORTLIST)
         while True:
-            lists: dict[str, Shortlist] = (
-                {} if held is None else {layer: held.layers[layer].shortlist(unit, size) for layer in LAYERS}
-            )
+            # A layer not asked for (a budget of 0) is not ranked: its statement block is skipped.
+            lists: dict[str, Shortlist] = {
+                layer: held.layers[layer].shortlist(unit, size)
+                for layer in LAYERS
+                if held is not None and budgets[f"k_{layer}"] > 0
+            }
             ids = {f"ids_{layer}": lists[layer].ids if layer in lists else None for layer in LAYERS}
-            floor = lists["interactions"].floor if lists else -2.0
+            floor = lists["interactions"].floor if "interactions" in lists else -2.0
             row = (
                 await self.db.read(
                     "queries/recall/dense",

@@ -135,6 +135,8 @@ class VectorCache:
         key = (owner.tenant, owner.user_id)
         self._users.pop(key, None)
         self._too_large.discard(key)
+        self._retry_at.pop(key, None)
+        self._locks.pop(key, None)
 
     async def sync(self, owner: Owner, epoch: str, written: int) -> None:
         """Brings the user's vectors up to the graph's `epoch` and count `written` (as a recall
