@@ -154,8 +154,10 @@ class RecallSearch:
         """The dense statement's row: with the user's cached vectors, a shortlist per layer that
         grows until it settles the top k; then the cache catches up with what the graph holds."""
         held = None if filtered else self.vectors.get(owner)
-        unit = np.asarray(vector, dtype=np.float32)
-        unit /= float(np.linalg.norm(unit)) or 1.0
+        query = vector_param("query vector", vector, self.dimension)
+        if held is not None:
+            unit = np.asarray(vector, dtype=np.float32)
+            unit /= float(np.linalg.norm(unit)) or 1.0
         size = max(*budgets.values(), SHORTLIST)
         while True:
             # A layer not asked for (a budget of 0) is not ranked: its statement block is skipped.
@@ -171,7 +173,7 @@ class RecallSearch:
                     "queries/recall/dense",
                     **shared,
                     **ids,
-                    vector=vector_param("query vector", vector, self.dimension),
+                    vector=query,
                     exact_limit=self.exact_limit,
                     filtered=filtered,
                     parts=parts,
