@@ -10,6 +10,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from consolidation.providers.default_thresholds import REFERENCE_MERGE_THRESHOLD, calibrated
 from consolidation.providers.embedding_template import DEFAULT_TEMPLATE, EmbeddingTemplate
 from consolidation.salience import detector_for
+from graph.vector_cache import DEFAULT_BUDGET_BYTES
 from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES
 
 # minilm: all-MiniLM-L6-v2's fp32 weights on onnxruntime (the default, no torch); minilm-int8: its
@@ -127,7 +128,7 @@ class EngineSettings(BaseSettings):
     # many MiB per process (least recently used users go first; 256 MiB holds about 170,000
     # vectors of 384 dimensions). A user it cannot hold, or 0, is scanned in the graph instead:
     # as exact, slower (docs/design/algorithm.md#exact-per-user).
-    vector_cache_mb: int = Field(default=256, ge=0, le=1_048_576)
+    vector_cache_mb: int = Field(default=DEFAULT_BUDGET_BYTES // 2**20, ge=0, le=1_048_576)
     # The `consolidations` subscription reads consolidations other processes committed from the
     # database every this many seconds (only for users someone subscribes to): their latency.
     event_poll_s: float = Field(default=0.5, gt=0, le=60)
