@@ -43,6 +43,7 @@ class Args:
     quiet: bool
     adversarial: bool
     embedding_cache: Path | None
+    contexts: Path | None
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -143,5 +144,12 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="a SQLite file that keeps vectors between runs (same results, no re-embedding)",
+    )
+    parser.add_argument(
+        "--contexts",
+        type=Path,
+        default=None,
+        help="a JSON-lines file (emptied first) that receives every scored context: mode, sample,"
+        " question index, token budget and the text",
     )
     return parser

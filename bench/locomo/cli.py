@@ -53,7 +53,12 @@ async def run(args: Args, argv: Sequence[str]) -> Report:
         await db.ping()
         await migrate(db, embedder.name, embedder.dimension, base.embedding_template)
         with llm_endpoint(args.llm, args.replies) as (llm, server), progress_bar(args.quiet) as progress:
-            options = Options(args.answers, token_budgets=args.token_budgets, planner=args.planner)
+            if args.contexts is not None:
+                args.contexts.parent.mkdir(parents=True, exist_ok=True)
+                args.contexts.write_text("", encoding="utf-8")
+            options = Options(
+                args.answers, token_budgets=args.token_budgets, planner=args.planner, contexts=args.contexts
+            )
             bench = Bench(db, embedder, llm, server, base, options, progress)
             await bench.add_other_tenants(samples, args.other_tenants)
             for mode in args.modes:

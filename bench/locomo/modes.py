@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from bench.locomo.results import Thresholds
 from consolidation.settings import EngineSettings
@@ -28,6 +29,8 @@ class Options:
     # "off" / "rules" / "llm": every mode recalls with that planner; "both": the modes' rows with it off,
     # and a `<mode>+planner` row per mode recalled again with the rules.
     planner: str = "rules"
+    # A JSON-lines file that receives every scored context's text (--contexts); None: not kept.
+    contexts: Path | None = None
 
 
 PLANNED = "+planner"

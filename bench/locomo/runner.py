@@ -3,6 +3,7 @@ sample in a fresh tenant, then asks its questions."""
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -217,7 +218,9 @@ class Bench:
                 self.progress.advance(task)
             results.append(result)
             if planning is not None:
-                planned = await self.question(planning, owner, sample, question, evidence_ids, mode)
+                planned = await self.question(
+                    planning, owner, sample, question, evidence_ids, mode, row=mode + PLANNED
+                )
                 self.planned.setdefault(mode + PLANNED, []).append(replace(planned, mode=mode + PLANNED))
         return results
 
@@ -240,8 +243,10 @@ class Bench:
         question: Question,
         evidence_ids: Sequence[str],
         mode: str,
+        row: str | None = None,
     ) -> QuestionResult:
-        """Recall with the default budgets, then at each token budget; raw's dense hits; answers."""
+        """Recall with the default budgets, then at each token budget; raw's dense hits; answers.
+        With --contexts, each context's text goes to that file, under `row` (default: the mode)."""
         unconsolidated = mode in UNCONSOLIDATED
         recall = await engine.recall(
             owner,
@@ -279,11 +284,20 @@ class Bench:
             result.at_tokens[str(budget)] = score_context(question, evidence_ids, assembled.context)
             result.nothing_relevant[str(budget)] = assembled.context.nothing_relevant
             result.context_hashes[str(budget)] = context_hash(assembled.context.text)
+            self.keep_context(row or mode, sample, question, budget, assembled.context.text)
         if mode == "raw":
             result.dense_refs = await self.dense_refs(engine, owner, question)
         if self.options.answers:
             await answer_and_judge(engine, self.model, owner, question, recall, result)
         return result
+
+    def keep_context(self, row: str, sample: Sample, question: Question, budget: int, text: str) -> None:
+        """One JSON line per scored context in the --contexts file, to read what a mode showed."""
+        if self.options.contexts is None:
+            return
+        line = {"mode": row, "sample": sample.name, "index": question.index, "budget": budget, "text": text}
+        with self.options.contexts.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(line) + "\n")
 
     async def dense_refs(self, engine: MemoryEngine, owner: Owner, question: Question) -> list[str]:
         """The source refs of the 10 vector-only hits (comparable across databases)."""

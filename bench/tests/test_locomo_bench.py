@@ -416,6 +416,7 @@ def test_smoke_run_against_neo4j(tmp_path: Path, neo4j_settings: Neo4jSettings) 
         "--data", str(data), "--modes", "recmem,eager,raw", "--embedder", "hashing", "--answers",
         "--template", TEST_TEMPLATE,
         "--neo4j-uri", neo4j_settings.uri, "--out", str(out), "--name", "smoke", "--quiet",
+        "--contexts", str(tmp_path / "contexts.jsonl"),
         *(["--neo4j-password", password] if password else []),
     ]  # fmt: skip
     assert main(argv) == 0
@@ -449,3 +450,16 @@ def test_smoke_run_against_neo4j(tmp_path: Path, neo4j_settings: Neo4jSettings) 
     assert all(len(json.loads(line)["context_hashes"]) == 4 for line in lines)
     assert len(lines) == 12  # three modes and the token-matched raw recall, three questions each
     assert "## Targets" in (out / "smoke.md").read_text(encoding="utf-8")
+    # --contexts: the text of every scored context, the one its hash in the questions file names.
+    hashes = {
+        (row["mode"], row["sample"], row["index"], budget): digest
+        for row in map(json.loads, lines)
+        for budget, digest in row["context_hashes"].items()
+    }
+    kept = [
+        json.loads(line) for line in (tmp_path / "contexts.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert len(kept) == 36  # three modes, three questions, four budgets
+    for line in kept:
+        key = (line["mode"], line["sample"], line["index"], str(line["budget"]))
+        assert line["text"] and context_hash(line["text"]) == hashes[key]
