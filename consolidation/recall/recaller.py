@@ -18,7 +18,7 @@ from consolidation.recall.long_turns import focus_part
 from consolidation.recall.planning import Order, Plan, QuestionKind
 from consolidation.recall.planning import ranking as planned
 from consolidation.recall.relevance import anything_relevant
-from consolidation.recall.sentences import WHOLE_TURNS, Matrix, focus
+from consolidation.recall.sentences import MARGIN_TURNS, WHOLE_TURNS, Matrix, focus
 from consolidation.recall.tokens import count_tokens
 from consolidation.stores import Stores
 from consolidation.types import Budgets, Context, Recall, RecallHit
@@ -161,7 +161,8 @@ class Recaller:
 
     async def _focused(self, owner: Owner, ranked: list[contexts.Ranked], query: Matrix) -> dict[str, str]:
         """Each turn below the best `WHOLE_TURNS` that has stored sentence vectors, by its
-        sentences closest to the query (consolidation/recall/sentences.py), where that cuts something."""
+        sentences closest to the query (consolidation/recall/sentences.py; fewer of them below the
+        best `MARGIN_TURNS`), where that cuts something."""
         turns = [r.hit for r in ranked if r.hit.layer == "subconscious"]
         later = turns[WHOLE_TURNS:]
         # Long turns, wherever they rank, by their best part (consolidation/recall/long_turns.py).
@@ -170,11 +171,13 @@ class Recaller:
             self.stores.search.sentence_vectors(owner, [h.id for h in later]),
             self.stores.search.part_scores(owner, [h.id for h in long], query.tolist()),
         )
-        shown = {
-            hit.id: text
-            for hit in later
-            if hit.id in stored and (text := focus(hit.text, stored[hit.id], query)) is not None
-        }
+        shown: dict[str, str] = {}
+        for rank, hit in enumerate(later, start=WHOLE_TURNS):
+            if hit.id not in stored:
+                continue
+            text = focus(hit.text, stored[hit.id], query, narrow=rank >= MARGIN_TURNS)
+            if text is not None:
+                shown[hit.id] = text
         for hit in long:
             if hit.id in parts and (text := focus_part(hit.text, parts[hit.id])) is not None:
                 shown[hit.id] = text

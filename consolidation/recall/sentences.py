@@ -1,7 +1,8 @@
 """A turn's sentences, embedded once at write time, and a long turn focused on a query.
 
 Below the best-ranked turns of a context, a turn shows only its sentences within `FOCUS_MARGIN` of
-its best sentence's cosine to the query; a cut turn ends with `…`. A turn of two to
+its best sentence's cosine to the query; below the best `MARGIN_TURNS`, only its best sentence and
+the one after it. A cut turn ends with `…`. A turn of two to
 `MAX_SENTENCES` sentences has each embedded bare, as queries are, in the turn's own embedder call,
 and stored beside it as float16 bytes; any other turn stores none and is always shown whole.
 Why: docs/design/context-assembly.md#why-these-rules.
@@ -27,6 +28,9 @@ MAX_SENTENCES = 32
 FOCUS_MARGIN = 0.15
 # This many of a context's best-ranked turns are always shown whole.
 WHOLE_TURNS = 3
+# This many (the whole ones included; a plain recall's ten) keep every sentence near their best;
+# a turn ranked below them is less likely to answer and shows its best sentence and the next.
+MARGIN_TURNS = 10
 ELLIPSIS = " …"
 
 Matrix = npt.NDArray[np.float32]
@@ -85,13 +89,20 @@ async def embed_writes(
     return turns, packed, part_vectors
 
 
-def focus(text: str, packed: bytes, query: Matrix, margin: float = FOCUS_MARGIN) -> str | None:
-    """The turn's sentences within `margin` of its best one's cosine to `query`, or None when
-    all of them are (or when the stored vectors no longer match the text)."""
+def focus(
+    text: str, packed: bytes, query: Matrix, margin: float = FOCUS_MARGIN, *, narrow: bool = False
+) -> str | None:
+    """The turn's sentences within `margin` of its best one's cosine to `query` or, `narrow`, its
+    best sentence and the one after it; None when that is all of them (or when the stored vectors
+    no longer match the text)."""
     parts = focusable(text)
     dimension = int(query.shape[-1])
     if not parts or len(packed) != len(parts) * dimension * 2:
         return None
     scores = unpack(packed, dimension) @ query
-    keep = [part for part, score in zip(parts, scores, strict=True) if score >= scores.max() - margin]
+    if narrow:
+        best = int(scores.argmax())
+        keep = parts[best : best + 2]
+    else:
+        keep = [part for part, score in zip(parts, scores, strict=True) if score >= scores.max() - margin]
     return None if len(keep) == len(parts) else " ".join(keep) + ELLIPSIS

@@ -15,6 +15,7 @@ from consolidation.providers.embedding_template import EmbeddingTemplate
 from consolidation.providers.reembedding import Reembedder
 from consolidation.recall.sentences import (
     ELLIPSIS,
+    MARGIN_TURNS,
     MAX_SENTENCES,
     WHOLE_TURNS,
     embed_turns,
@@ -67,6 +68,18 @@ def test_focus_keeps_the_sentences_near_the_best_one() -> None:
     assert focus(text, pack(rows), _unit(1.0)[:3]) is None
 
 
+def test_narrow_focus_keeps_the_best_sentence_and_the_next() -> None:
+    text = "Hey Mel! I adopted a dog named Max. It rained. He is a beagle."
+    query = _unit(1.0)
+    rows = np.stack([_unit(0.1, 1.0), _unit(1.0, 0.2), _unit(0.0, 0.0, 1.0), _unit(1.0, 0.4)])
+    assert focus(text, pack(rows), query) == "I adopted a dog named Max. He is a beagle." + ELLIPSIS
+    assert focus(text, pack(rows), query, narrow=True) == "I adopted a dog named Max. It rained." + ELLIPSIS
+    # The best sentence last: it alone.
+    assert focus(text, pack(rows[[2, 0, 2, 1]]), query, narrow=True) == "He is a beagle." + ELLIPSIS
+    # Two sentences, the first the best: nothing to cut.
+    assert focus("I adopted Max. It rained.", pack(rows[1:3]), query, narrow=True) is None
+
+
 async def test_a_batch_embeds_its_turns_and_their_sentences_in_one_call() -> None:
     embedder = FailingEmbedder(HashingEmbedder(DIMENSION), calls=1)  # a second call would fail
     texts = ["One sentence only", "First part here. Second part there!"]
@@ -117,6 +130,23 @@ async def test_a_lower_ranked_turn_shows_only_its_sentences_about_the_query(
     assert "- Alice: My violin lesson moved to Friday." + ELLIPSIS in lines
     assert not any("weather" in line for line in lines)
     assert {f"- Alice: {text}" for text in TOPICAL} <= set(lines)  # one-sentence turns stay whole
+
+
+async def test_a_turn_ranked_below_the_margin_turns_shows_its_best_sentence_and_the_next(
+    db: Database, owner: Owner
+) -> None:
+    engine = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
+    topical = [f"violin lesson number {n}" for n in range(MARGIN_TURNS)]
+    long = "My violin lesson moved to Friday. The weather was grey. I baked bread all week."
+    for n, text in enumerate([*topical, long]):
+        unit = Unit(text=text, speaker="Alice", occurred_at=T0 + timedelta(hours=n))
+        await engine.remember(owner, unit, consolidate=False)
+    found = await engine.recall(owner, "violin lesson", tokens=500)
+    assert found.context is not None
+    turns = [i for i in found.context.items if i.hit.layer == "subconscious"]
+    assert len(turns) == MARGIN_TURNS + 1
+    ranked = sorted(turns, key=lambda i: i.rank_score, reverse=True)
+    assert ranked[-1].line == "- Alice: My violin lesson moved to Friday. The weather was grey." + ELLIPSIS
 
 
 async def test_without_focus_every_turn_is_whole(db: Database, owner: Owner) -> None:
