@@ -35,7 +35,8 @@ def markdown_report(report: Report) -> str:
     ]
     if any("session_recall" in m["recall"]["by_category"]["all"] for m in modes.values()):
         parts += [
-            "## Per question type: session recall @5 / @10, answer-token recall per token budget",
+            "## Per question type: session recall @5 / @10, answer tokens in the evidence turns, "
+            "answer-token recall per token budget",
             "",
             _type_table(modes),
             "",
@@ -163,9 +164,18 @@ def _budget_tables(modes: Mapping[str, ModeReport]) -> str:
 
 def _type_table(modes: Mapping[str, ModeReport]) -> str:
     """Per mode, per group (LongMemEval types when the data has them, else the categories, then
-    all): questions, session recall at 5 and 10, answer-token recall at each budget."""
+    all): questions, session recall at 5 and 10, the answer tokens the evidence turns hold, and
+    answer-token recall at each budget."""
     budgets = budgets_of(modes)
-    headers = ["mode", "type", "questions", "session@5", "session@10", *(f"answer@{b}" for b in budgets)]
+    headers = [
+        "mode",
+        "type",
+        "questions",
+        "session@5",
+        "session@10",
+        "answer in evidence",
+        *(f"answer@{b}" for b in budgets),
+    ]
     rows = []
     for mode, data in modes.items():
         by = data["recall"]["by_category"]
@@ -183,7 +193,15 @@ def _type_table(modes: Mapping[str, ModeReport]) -> str:
             cells = [summary["at_tokens"].get(b) for b in budgets]
             answers = [fmt(c["answer_recall"]) if c is not None else "-" for c in cells]
             rows.append(
-                [mode, name, summary["questions"], fmt(sessions.get("5")), fmt(sessions.get("10")), *answers]
+                [
+                    mode,
+                    name,
+                    summary["questions"],
+                    fmt(sessions.get("5")),
+                    fmt(sessions.get("10")),
+                    fmt(summary.get("answer_in_evidence")),
+                    *answers,
+                ]
             )
     return markdown_table(headers, rows)
 

@@ -42,6 +42,9 @@ class GroupSummary(TypedDict):
     # Only when evidence names sessions: per k, the share of questions with a gold session among
     # the top k ranked sessions.
     session_recall: NotRequired[dict[str, float | None]]
+    # The mean answer-token recall of the evidence turns alone (bench/locomo/scoring.py
+    # answer_in_evidence): how much of the answers the evidence holds.
+    answer_in_evidence: NotRequired[float | None]
     # Only when the questions were answered (--answers).
     f1: NotRequired[float | None]
     bleu1: NotRequired[float | None]

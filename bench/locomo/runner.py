@@ -31,6 +31,7 @@ from bench.locomo.planner_tally import PlannerTally
 from bench.locomo.results import Skipped
 from bench.locomo.scoring import (
     QuestionResult,
+    answer_in_evidence,
     ranked_sessions,
     reached_interactions,
     recalled_context,
@@ -270,6 +271,7 @@ class Bench:
             recall=share,
             context_tokens=count_tokens(recalled_context(recall)),
             reached_by_layer=per_layer,
+            answer_in_evidence=answer_in_evidence(question, sample),
         )
         for budget in self.options.token_budgets:
             assembled = await engine.recall(

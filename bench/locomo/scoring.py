@@ -8,8 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bench.common import count_tokens, normalize_answer
-from bench.locomo.data import CATEGORIES, Question
+from bench.locomo.data import CATEGORIES, Question, Sample
 from bench.locomo.results import BudgetSummary, ByCategory, ContextScore, GroupSummary
+from consolidation.providers.embedding_template import day_text
 from consolidation.types import Context, Recall, RecallHit
 
 LAYERS = ("subconscious", "episodic", "semantic")
@@ -49,6 +50,9 @@ class QuestionResult:
     # Per k of SESSION_KS: 1.0 when a gold session is among the k best-ranked sessions, else 0.0;
     # None (or absent) when no evidence names a session.
     session_recall: dict[str, float | None] = field(default_factory=dict)
+    # The answer-token recall of the evidence turns alone (`answer_in_evidence`); None when no
+    # evidence turn was streamed or the answer has no tokens.
+    answer_in_evidence: float | None = None
 
 
 def resolve_evidence(evidence: Sequence[str], refs: Mapping[str, str], ids: Mapping[str, str]) -> list[str]:
@@ -123,6 +127,16 @@ def answer_token_recall(gold: str, context: str) -> float | None:
     return sum((wanted & found).values()) / sum(wanted.values())
 
 
+def answer_in_evidence(question: Question, sample: Sample) -> float | None:
+    """The answer-token recall of the question's evidence turns alone, each as a context shows a
+    turn (its day, speaker and text): what a context of them and nothing else scores. A mode
+    scoring above it found some of the answer's words in other turns."""
+    wanted = {ref for dia_id in question.evidence if (ref := sample.refs.get(dia_id)) is not None}
+    turns = [u for u in sample.units if u.source_ref in wanted]
+    lines = [f"{day_text(u.occurred_at)}: {u.speaker}: {u.text}" for u in turns]
+    return answer_token_recall(question.answer, "\n".join(lines)) if lines else None
+
+
 def score_context(question: Question, evidence_ids: Sequence[str], context: Context) -> ContextScore:
     reached = context.interaction_ids
     share = sum(1 for i in evidence_ids if i in reached) / len(evidence_ids) if evidence_ids else None
@@ -173,6 +187,9 @@ def _summarize_group(group: Sequence[QuestionResult]) -> GroupSummary:
     }
     if any(v is not None for v in sessions.values()):
         summary["session_recall"] = sessions
+    ceiling = [r.answer_in_evidence for r in scored if r.answer_in_evidence is not None]
+    if ceiling:
+        summary["answer_in_evidence"] = mean(ceiling)
     if answered:
         summary["f1"] = mean([r.f1 for r in answered if r.f1 is not None])
         summary["bleu1"] = mean([r.bleu1 for r in answered if r.bleu1 is not None])

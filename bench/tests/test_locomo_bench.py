@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from bench.locomo.modes import mode_settings
 from bench.locomo.report import build_report
 from bench.locomo.scoring import (
     QuestionResult,
+    answer_in_evidence,
     reached_interactions,
     recalled_context,
     resolve_evidence,
@@ -208,6 +209,19 @@ def test_samples_drop_adversarial_questions_and_honour_the_turn_limit() -> None:
     assert sample.questions[1].evidence == ["D1:4", "D2:4"]
     assert sample.units[0].occurred_at == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
     assert sample.units[1].occurred_at - sample.units[0].occurred_at == timedelta(seconds=1)
+
+
+def test_answer_in_evidence_reads_the_evidence_turns_with_their_day() -> None:
+    (sample,) = load_samples_from(locomo_fixture())
+    club, cat, joined = sample.questions
+    assert answer_in_evidence(club, sample) == 1.0
+    assert answer_in_evidence(cat, sample) == 1.0
+    # "the week before 8 May 2023": week, 8, may and 2023 are in D1:1 and its day, "before" is
+    # not; D9:99 was never streamed.
+    assert answer_in_evidence(joined, sample) == 0.8
+    assert answer_in_evidence(replace(joined, evidence=["D9:99"]), sample) is None
+    (short,) = load_samples_from(locomo_fixture(), limit_turns=4)
+    assert answer_in_evidence(short.questions[0], short) is None  # D1:5 and D2:1 cut off
 
 
 # -- answer metrics ------------------------------------------------------------------------------
@@ -438,6 +452,7 @@ def test_smoke_run_against_neo4j(tmp_path: Path, neo4j_settings: Neo4jSettings) 
     for mode in ("recmem", "eager", "raw"):
         by = modes[mode]["recall"]["by_category"]
         assert by["all"]["questions"] == 3 and by["3"]["questions"] == 0
+        assert by["all"]["answer_in_evidence"] == 0.9333 and by["2"]["answer_in_evidence"] == 0.8
         assert 0.0 <= by["all"]["evidence_recall"] <= 1.0
         assert by["all"]["context_tokens"] > 0
         assert by["all"]["f1"] is not None and by["all"]["judge_accuracy"] is not None
@@ -449,7 +464,8 @@ def test_smoke_run_against_neo4j(tmp_path: Path, neo4j_settings: Neo4jSettings) 
     lines = (out / "smoke-questions.jsonl").read_text(encoding="utf-8").splitlines()
     assert all(len(json.loads(line)["context_hashes"]) == 4 for line in lines)
     assert len(lines) == 12  # three modes and the token-matched raw recall, three questions each
-    assert "## Targets" in (out / "smoke.md").read_text(encoding="utf-8")
+    markdown = (out / "smoke.md").read_text(encoding="utf-8")
+    assert "## Targets" in markdown and "| recmem | temporal | 1 | 1.000 | 1.000 | 0.800 |" in markdown
     # --contexts: the text of every scored context, the one its hash in the questions file names.
     hashes = {
         (row["mode"], row["sample"], row["index"], budget): digest
