@@ -62,6 +62,8 @@ TIMED_OUT_CODES = (
     "Neo.ClientError.Transaction.TransactionTimedOut",
     "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
 )
+# What Neo4j answers a `CREATE ... IF NOT EXISTS` that raced another creating the same rule.
+EQUIVALENT_RULE_EXISTS = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
 Row = dict[str, Any]
 # The readiness probe: a real read transaction on the database.
 PROBE = "queries/probes/ready"
@@ -180,16 +182,27 @@ class Database:
 
     async def run_schema(self, folder: str, **params: Any) -> None:
         """Every statement of ``cypher/<folder>/`` in file order, each in its own auto-commit
-        transaction: schema commands cannot share a transaction with data writes."""
-        try:
-            async with self.driver.session(database=self.name) as session:
-                for _, text in statements_in(folder):
+        transaction: schema commands cannot share a transaction with data writes. Each is
+        `IF NOT EXISTS`, so processes that create the schema of a fresh database at once all
+        succeed: an equivalent rule created meanwhile counts as done, a transient failure (a
+        deadlock between them) is tried again within the retry window."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.retry_s
+        for _, text in statements_in(folder):
+            delay = TX_RETRY_DELAY_S
+            while True:
+                try:
                     async with asyncio.timeout(self.statement_timeout_s):
-                        await (await session.run(text, params)).consume()
-        except TimeoutError as error:
-            raise self._failure(error, write=False, committing=False) from error
-        except (DriverError, Neo4jError, OSError) as error:
-            raise translate(error) from error
+                        async with self.driver.session(database=self.name) as session:
+                            await (await session.run(text, params)).consume()
+                    break
+                except OSError as error:
+                    raise translate(error) from error
+                except (TimeoutError, DriverError, Neo4jError) as error:
+                    if isinstance(error, Neo4jError) and error.code == EQUIVALENT_RULE_EXISTS:
+                        break
+                    failure = self._failure(error, write=False, committing=False)
+                    delay = await _backoff(error, failure, deadline, delay)
 
     async def _execute(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         """`work` in a managed transaction, tried again after transient failures (and attempts
@@ -219,12 +232,7 @@ class Database:
                         return await self._transaction(mode, bounded)
             except (TimeoutError, DriverError, Neo4jError) as error:
                 failure = self._failure(error, write=mode == "write", committing=committing)
-                remaining = deadline - loop.time()
-                if isinstance(failure, WriteOutcomeUnknown) or not _retryable(error) or remaining <= 0:
-                    raise failure from error
-                # Jitter spreads out the writers that failed together (one restart).
-                await asyncio.sleep(min(remaining, delay * random.uniform(0.5, 1.0)))  # noqa: S311
-                delay = min(TX_RETRY_MAX_DELAY_S, delay * 2)
+                delay = await _backoff(error, failure, deadline, delay)
 
     def _failure(self, error: BaseException, *, write: bool, committing: bool) -> StoreError:
         """The graph error of a failed attempt. A write's outcome is unknown when the failure
@@ -254,6 +262,17 @@ class Database:
                 if mode == "read":
                     return await session.execute_read(work)
                 return await session.execute_write(work)
+
+
+async def _backoff(error: BaseException, failure: StoreError, deadline: float, delay: float) -> float:
+    """Wait before the next attempt and return the delay after it, or raise `failure` when
+    `error` is not worth another attempt or the retry window (ending at `deadline`) has closed."""
+    remaining = deadline - asyncio.get_running_loop().time()
+    if isinstance(failure, WriteOutcomeUnknown) or not _retryable(error) or remaining <= 0:
+        raise failure from error
+    # Jitter spreads out the writers that failed together (one restart).
+    await asyncio.sleep(min(remaining, delay * random.uniform(0.5, 1.0)))  # noqa: S311
+    return min(TX_RETRY_MAX_DELAY_S, delay * 2)
 
 
 def _retryable(error: BaseException) -> bool:

@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
+
 import pytest
 
 from consolidation.providers.embedders.hashing import HashingEmbedder
+from graph.cypher import statements_in
 from graph.database import Database
 from graph.errors import SchemaMismatch
 from graph.local_server import new_password
-from graph.schema import LEGACY_TEMPLATE, check_embedder, migrate, read_spec, record_spec
+from graph.schema import INDEX_TIMEOUT_S, LEGACY_TEMPLATE, check_embedder, migrate, read_spec, record_spec
+from graph.settings import Neo4jSettings
 from tests.support.engines import DIMENSION, TEST_TEMPLATE
 
 # The embedder the session's database was migrated with (tests/support/fixtures.py).
@@ -36,6 +41,32 @@ async def test_migration_twice_is_a_no_op(db: Database) -> None:
         "user_key_unique",
     }
     assert expected <= before
+
+
+async def test_processes_creating_the_schema_at_once_all_succeed(
+    db: Database, neo4j_settings: Neo4jSettings
+) -> None:
+    # Range indexes only: without them the other tests' statements are slower, never wrong.
+    ranges = [
+        found.group(1)
+        for _, text in statements_in("schema")
+        if (found := re.match(r"CREATE INDEX (\w+) IF NOT EXISTS FOR \(", text))
+    ]
+    assert len(ranges) >= 5
+    others = [Database.connect(neo4j_settings) for _ in range(4)]
+    try:
+        for name in ranges:
+            await db.write("queries/schema/drop_index", index=name)
+        assert not set(ranges) & await _index_names(db)
+        # Four processes at once, as replicas starting on a fresh database: Neo4j answers the
+        # ones that lose a race with "equivalent rule exists" or a deadlock.
+        await asyncio.gather(*(other.run_schema("schema", dimension=DIMENSION) for other in others))
+        assert set(ranges) <= await _index_names(db)
+    finally:
+        await db.run_schema("schema", dimension=DIMENSION)
+        await db.read("queries/schema/await_indexes", timeout_s=INDEX_TIMEOUT_S)
+        for other in others:
+            await other.close()
 
 
 async def test_vector_index_uses_the_configured_dimension(db: Database) -> None:
