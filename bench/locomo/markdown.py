@@ -246,12 +246,16 @@ def target_lines(targets: Targets) -> list[str]:
             f"- raw layer alone, top 10: evidence recall {top10['evidence_recall']} "
             f"(limit {top10['limit']}): {_met(top10['met'])}"
         )
-    for budget, check in targets.get("at_tokens_vs_raw", {}).items():
-        evidence = ", ".join(f"{name} {_signed(g)}" for name, g in check["evidence_difference"].items())
-        answers = ", ".join(f"{name} {_signed(g)}" for name, g in check["answer_difference"].items())
+    for check in targets.get("at_tokens_vs_raw", []):
+        if check["budget"] is None:
+            lines.append(
+                f"- {check['row']}, {check['what']}: {fmt(check['difference'])} "
+                f"(at least {check['margin']:.2f}): {_met(check['met'])}"
+            )
+            continue
         lines.append(
-            f"- at {budget} tokens, recmem minus raw: evidence {evidence}; answer tokens {answers}: "
-            f"{_met(check['met'])}"
+            f"- at {check['budget']} tokens, {check['row']} minus raw, {check['what']}: "
+            f"{_signed(check['difference'])} (at least {check['margin']:+.2f}): {_met(check['met'])}"
         )
     recall = targets.get("evidence_recall_vs_raw")
     if recall:

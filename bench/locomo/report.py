@@ -39,7 +39,7 @@ def build_report(
         name: {"by_category": summarize_questions(rows)} for name, rows in (variants or {}).items() if rows
     }
     return Report(
-        **meta, skipped=list(skipped), modes=modes, recall_variants=extra, targets=check_targets(modes)
+        **meta, skipped=list(skipped), modes=modes, recall_variants=extra, targets=check_targets(modes, extra)
     )
 
 

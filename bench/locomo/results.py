@@ -109,9 +109,15 @@ class RecallTarget(TypedDict):
     met: bool
 
 
-class BudgetTarget(TypedDict):
-    evidence_difference: dict[str, float | None]
-    answer_difference: dict[str, float | None]
+class BudgetLine(TypedDict):
+    """One acceptance line: `row` minus raw in `what` at `budget` tokens, against its margin (for
+    session recall, the value itself against its floor; budget None)."""
+
+    row: str
+    budget: int | None
+    what: str
+    difference: float | None
+    margin: float
     met: bool
 
 
@@ -126,7 +132,7 @@ class Targets(TypedDict, total=False):
 
     prompt_tokens_vs_eager: TokenTarget
     evidence_recall_vs_raw: RecallTarget
-    at_tokens_vs_raw: dict[str, BudgetTarget]
+    at_tokens_vs_raw: list[BudgetLine]
     raw_top10: Top10Target
 
 

@@ -24,7 +24,7 @@ from bench.locomo.construction import Construction
 from bench.locomo.contexts import compare_contexts, context_hash
 from bench.locomo.contexts import main as contexts_main
 from bench.locomo.data import Question, load_samples, normalize_dia_id, pair_units, parse_evidence
-from bench.locomo.markdown import markdown_report
+from bench.locomo.markdown import markdown_report, target_lines
 from bench.locomo.modes import mode_settings
 from bench.locomo.report import build_report
 from bench.locomo.scoring import (
@@ -37,7 +37,7 @@ from bench.locomo.scoring import (
     summarize_questions,
     token_prefix,
 )
-from bench.locomo.targets import check_targets
+from bench.locomo.targets import budget_lines, check_targets
 from consolidation.consolidating.llm_consolidator import LLMConsolidator
 from consolidation.consolidating.prompts import create_episode
 from consolidation.consolidating.prompts.common import Turn
@@ -318,6 +318,71 @@ def test_summary_report_and_targets() -> None:
     assert "1.000 (300)" in text and "met" in text
     worse = check_targets({**report["modes"], "raw": {**report["modes"]["eager"]}})
     assert worse["evidence_recall_vs_raw"]["met"] is False
+
+
+def group(evidence: float, answers: float, sessions: float | None = None) -> dict[str, Any]:
+    """A GroupSummary with these means at 500 and 1,000 tokens."""
+    at = {"evidence_recall": evidence, "answer_recall": answers, "context_tokens": 400.0}
+    summary: dict[str, Any] = {
+        "questions": 5,
+        "skipped": 0,
+        "evidence_recall": evidence,
+        "context_tokens": 400.0,
+        "reached_by_layer": {},
+        "at_tokens": {"500": at, "1000": at},
+    }
+    if sessions is not None:
+        summary["session_recall"] = {"5": sessions, "10": sessions}
+    return summary
+
+
+def mode(by: dict[str, Any]) -> Any:
+    return {"construction": {}, "recall": {"wall_s": 0.0, "by_category": by}}
+
+
+def test_issue_lines_judge_locomo_against_raw_for_each_recmem_row() -> None:
+    raw = {c: group(0.5, 0.5) for c in ("1", "2", "3", "4", "all")}
+    ours = {**{c: group(0.56, 0.55) for c in ("1", "3", "4", "all")}, "2": group(0.56, 0.6)}
+    lines = budget_lines("recmem", ours, raw, 500)  # type: ignore[arg-type]
+    assert [(line["what"], line["difference"], line["met"]) for line in lines] == [
+        ("evidence, all", 0.06, True),
+        ("answer tokens, all", 0.05, True),
+        ("lowest category, either measure", 0.05, True),
+        ("answer tokens, temporal", 0.1, True),
+    ]
+    # One category below raw in answer tokens, a smaller margin overall: those lines fail.
+    planned = {**ours, "4": group(0.56, 0.49), "all": group(0.55, 0.55)}
+    variants = {"recmem+planner": {"by_category": planned}, "raw+planner": {"by_category": ours}}
+    targets = check_targets({"recmem": mode(ours), "raw": mode(raw)}, variants)  # type: ignore[arg-type]
+    judged = targets["at_tokens_vs_raw"]
+    assert {(line["row"], line["budget"]) for line in judged} == {
+        (row, budget) for row in ("recmem", "recmem+planner") for budget in (500, 1000)
+    }
+    failed = {(line["row"], line["what"]) for line in judged if not line["met"]}
+    assert failed == {
+        ("recmem+planner", "evidence, all"),
+        ("recmem+planner", "lowest category, either measure"),
+    }
+    report_lines = "\n".join(target_lines(targets))
+    assert "at 1000 tokens, recmem+planner minus raw, evidence, all: +0.050 (at least +0.06): MISSED" in (
+        report_lines
+    )
+
+
+def test_issue_lines_judge_longmemeval_types_and_session_recall() -> None:
+    raw = {c: group(0.5, 0.5) for c in ("1", "2", "3", "4", "all", "lme:temporal-reasoning")}
+    raw["lme:knowledge-update"] = group(1.0, 1.0)
+    ours = {**raw, "all": group(0.6, 0.56, sessions=0.9), "lme:temporal-reasoning": group(0.6, 0.58)}
+    targets = check_targets({"recmem": mode(ours), "raw": mode(raw)})  # type: ignore[arg-type]
+    judged = {(line["budget"], line["what"]): line for line in targets["at_tokens_vs_raw"]}
+    assert judged[(500, "answer tokens, all")]["met"] is True
+    assert judged[(1000, "answer tokens, temporal-reasoning")]["difference"] == 0.08
+    assert judged[(1000, "answer tokens, temporal-reasoning")]["met"] is True
+    # raw at 1.000 leaves no room for +0.08.
+    assert judged[(500, "answer tokens, knowledge-update")]["met"] is False
+    assert judged[(None, "session recall @5")]["difference"] == 0.9
+    assert judged[(None, "session recall @5")]["met"] is False
+    assert not any(what.startswith("evidence") for _, what in judged)
 
 
 def test_usage_log_disagreement_is_reported() -> None:
