@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from consolidation.consolidating.offline import annotate_relative_dates
+from consolidation.consolidating.offline.words import name_words
 from consolidation.providers.embedders import Embedder
 from consolidation.recall import context as contexts
 from consolidation.recall import diversity, names
@@ -18,7 +19,7 @@ from consolidation.recall.long_turns import focus_part
 from consolidation.recall.planning import Order, Plan, QuestionKind
 from consolidation.recall.planning import ranking as planned
 from consolidation.recall.relevance import anything_relevant
-from consolidation.recall.sentences import MARGIN_TURNS, WHOLE_TURNS, Matrix, focus
+from consolidation.recall.sentences import MARGIN_TURNS, WHOLE_TURNS, Matrix, focus, without_reactions
 from consolidation.recall.tokens import count_tokens
 from consolidation.stores import Stores
 from consolidation.types import Budgets, Context, Recall, RecallHit
@@ -160,10 +161,11 @@ class Recaller:
         return replace(context, nothing_relevant=nothing_relevant)
 
     async def _focused(self, owner: Owner, ranked: list[contexts.Ranked], query: Matrix) -> dict[str, str]:
-        """Each turn below the best `WHOLE_TURNS` that has stored sentence vectors, by its
-        sentences closest to the query (consolidation/recall/sentences.py; fewer of them below the
-        best `MARGIN_TURNS`), where that cuts something."""
+        """Each turn without its reactions and, below the best `WHOLE_TURNS`, when it has stored
+        sentence vectors, by its sentences closest to the query (consolidation/recall/sentences.py;
+        fewer of them below the best `MARGIN_TURNS`), where that cuts something."""
         turns = [r.hit for r in ranked if r.hit.layer == "subconscious"]
+        speakers = name_words(h.item.speaker for h in turns if isinstance(h.item, Interaction))
         later = turns[WHOLE_TURNS:]
         # Long turns, wherever they rank, by their best part (consolidation/recall/long_turns.py).
         long = [h for h in turns if len(h.text) > LONG_CHARS]
@@ -172,10 +174,13 @@ class Recaller:
             self.stores.search.part_scores(owner, [h.id for h in long], query.tolist()),
         )
         shown: dict[str, str] = {}
+        for hit in turns[:WHOLE_TURNS]:
+            if (text := without_reactions(hit.text, speakers)) is not None:
+                shown[hit.id] = text
         for rank, hit in enumerate(later, start=WHOLE_TURNS):
             if hit.id not in stored:
                 continue
-            text = focus(hit.text, stored[hit.id], query, narrow=rank >= MARGIN_TURNS)
+            text = focus(hit.text, stored[hit.id], query, narrow=rank >= MARGIN_TURNS, names=speakers)
             if text is not None:
                 shown[hit.id] = text
         for hit in long:

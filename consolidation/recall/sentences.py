@@ -1,10 +1,12 @@
 """A turn's sentences, embedded once at write time, and a long turn focused on a query.
 
-Below the best-ranked turns of a context, a turn shows only its sentences within `FOCUS_MARGIN` of
-its best sentence's cosine to the query; below the best `MARGIN_TURNS`, only its best sentence and
-the one after it. A cut turn ends with `…`. A turn of two to
-`MAX_SENTENCES` sentences has each embedded bare, as queries are, in the turn's own embedder call,
-and stored beside it as float16 bytes; any other turn stores none and is always shown whole.
+No turn of a context shows its reactions (sentences of conversational filler, stopwords and the
+speakers' names alone: "Wow, Jon!", "How are you?") while it has another sentence. Below the
+best-ranked turns, a turn shows only its sentences within `FOCUS_MARGIN` of its best sentence's
+cosine to the query; below the best `MARGIN_TURNS`, only its best sentence and the one after it.
+A cut turn ends with `…`. A turn of two to `MAX_SENTENCES` sentences has each embedded bare, as
+queries are, in the turn's own embedder call, and stored beside it as float16 bytes; any other
+turn stores none and is always shown whole.
 Why: docs/design/context-assembly.md#why-these-rules.
 """
 
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from consolidation.consolidating.offline.words import informative
 from consolidation.providers.embedders import Embedder
 from consolidation.writing.parts import LONG_CHARS
 
@@ -89,20 +92,51 @@ async def embed_writes(
     return turns, packed, part_vectors
 
 
+def reaction(sentence: str, names: frozenset[str]) -> bool:
+    """A sentence with no informative word: only stopwords, conversational filler and `names`
+    (the speakers' name words, lower-cased): "Wow, Jon!", "Thanks so much!", "How are you?"."""
+    return not informative(sentence, names)
+
+
+def without_reactions(text: str, names: frozenset[str]) -> str | None:
+    """The turn without its reactions (a best-ranked turn, otherwise shown whole); None when it
+    has none, or nothing else."""
+    parts = focusable(text)
+    said = _said(parts, names)
+    return None if len(said) == len(parts) else _shown(parts, said)
+
+
 def focus(
-    text: str, packed: bytes, query: Matrix, margin: float = FOCUS_MARGIN, *, narrow: bool = False
+    text: str,
+    packed: bytes,
+    query: Matrix,
+    margin: float = FOCUS_MARGIN,
+    *,
+    narrow: bool = False,
+    names: frozenset[str] = frozenset(),
 ) -> str | None:
     """The turn's sentences within `margin` of its best one's cosine to `query` or, `narrow`, its
-    best sentence and the one after it; None when that is all of them (or when the stored vectors
-    no longer match the text)."""
+    best sentence and the one after it, reactions left out; None when that is all of them (or
+    when the stored vectors no longer match the text)."""
     parts = focusable(text)
     dimension = int(query.shape[-1])
     if not parts or len(packed) != len(parts) * dimension * 2:
         return None
     scores = unpack(packed, dimension) @ query
+    said = _said(parts, names)
+    best = max(said, key=lambda i: float(scores[i]))
     if narrow:
-        best = int(scores.argmax())
-        keep = parts[best : best + 2]
+        keep = [i for i in said if best <= i <= best + 1]
     else:
-        keep = [part for part, score in zip(parts, scores, strict=True) if score >= scores.max() - margin]
-    return None if len(keep) == len(parts) else " ".join(keep) + ELLIPSIS
+        keep = [i for i in said if scores[i] >= scores[best] - margin]
+    return None if len(keep) == len(parts) else _shown(parts, keep)
+
+
+def _said(parts: list[str], names: frozenset[str]) -> list[int]:
+    """The indexes of the sentences that are not reactions; all of them when every one is."""
+    said = [i for i, part in enumerate(parts) if not reaction(part, names)]
+    return said or list(range(len(parts)))
+
+
+def _shown(parts: list[str], keep: list[int]) -> str:
+    return " ".join(parts[i] for i in keep) + ELLIPSIS

@@ -61,8 +61,11 @@ def test_focus_keeps_the_sentences_near_the_best_one() -> None:
     rows = np.stack([_unit(0.1, 1.0), _unit(1.0, 0.2), _unit(1.0, 0.4), _unit(0.0, 0.0, 1.0)])
     shown = focus(text, pack(rows), query)
     assert shown == "I adopted a dog named Max. He is a beagle." + ELLIPSIS
-    # Every sentence close to the best: nothing to cut.
-    assert focus(text, pack(np.stack([query] * 4)), query) is None
+    # Every sentence close to the best: only the reaction goes ("Mel" is no speaker's name here).
+    assert focus(text, pack(np.stack([query] * 4)), query) == (
+        "Hey Mel! I adopted a dog named Max. He is a beagle." + ELLIPSIS
+    )
+    assert focus("I adopted Max. He is a beagle.", pack(np.stack([query] * 2)), query) is None
     # Vectors that do not match the text (another split, another dimension): shown whole.
     assert focus(text, pack(rows[:3]), query) is None
     assert focus(text, pack(rows), _unit(1.0)[:3]) is None
@@ -147,6 +150,22 @@ async def test_a_turn_ranked_below_the_margin_turns_shows_its_best_sentence_and_
     assert len(turns) == MARGIN_TURNS + 1
     ranked = sorted(turns, key=lambda i: i.rank_score, reverse=True)
     assert ranked[-1].line == "- Alice: My violin lesson moved to Friday. The weather was grey." + ELLIPSIS
+
+
+@pytest.mark.parametrize("focused", [True, False])
+async def test_a_best_ranked_turn_shows_no_reactions(db: Database, owner: Owner, focused: bool) -> None:
+    engine = MemoryEngine(
+        db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings(context_focus=focused)
+    )
+    said = "Thanks, Alice! My violin lesson moved to Friday. How are you?"
+    for n, (speaker, text) in enumerate([("Alice", "violin lesson on Friday"), ("Bob", said)]):
+        unit = Unit(text=text, speaker=speaker, occurred_at=T0 + timedelta(hours=n))
+        await engine.remember(owner, unit, consolidate=False)
+    found = await engine.recall(owner, "violin lesson", tokens=500)
+    assert found.context is not None
+    lines = {i.line for i in found.context.items if i.hit.layer == "subconscious"}
+    shown = "My violin lesson moved to Friday." + ELLIPSIS if focused else said
+    assert lines == {"- Alice: violin lesson on Friday", f"- Bob: {shown}"}
 
 
 async def test_without_focus_every_turn_is_whole(db: Database, owner: Owner) -> None:
