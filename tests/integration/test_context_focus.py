@@ -31,6 +31,7 @@ from graph.interactions import InteractionStore
 from graph.models import NewInteraction, Owner
 from tests.integration.test_reembed import FailingEmbedder
 from tests.support.engines import DIMENSION, TEST_TEMPLATE, engine_settings
+from tests.support.vectors import unit
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -49,16 +50,10 @@ def test_sentences_split_at_ends_and_keep_every_word() -> None:
     assert len(focusable(" ".join(["Yes."] * MAX_SENTENCES))) == MAX_SENTENCES
 
 
-def _unit(*components: float) -> np.ndarray:
-    vector = np.zeros(4, dtype=np.float32)
-    vector[: len(components)] = components
-    return vector / np.linalg.norm(vector)
-
-
 def test_focus_keeps_the_sentences_near_the_best_one() -> None:
     text = "Hey Mel! I adopted a dog named Max. He is a beagle. How are you?"
-    query = _unit(1.0)
-    rows = np.stack([_unit(0.1, 1.0), _unit(1.0, 0.2), _unit(1.0, 0.4), _unit(0.0, 0.0, 1.0)])
+    query = unit(1.0)
+    rows = np.stack([unit(0.1, 1.0), unit(1.0, 0.2), unit(1.0, 0.4), unit(0.0, 0.0, 1.0)])
     shown = focus(text, pack(rows), query)
     assert shown == "I adopted a dog named Max. He is a beagle." + ELLIPSIS
     # Every sentence close to the best: only the reaction goes ("Mel" is no speaker's name here).
@@ -68,13 +63,13 @@ def test_focus_keeps_the_sentences_near_the_best_one() -> None:
     assert focus("I adopted Max. He is a beagle.", pack(np.stack([query] * 2)), query) is None
     # Vectors that do not match the text (another split, another dimension): shown whole.
     assert focus(text, pack(rows[:3]), query) is None
-    assert focus(text, pack(rows), _unit(1.0)[:3]) is None
+    assert focus(text, pack(rows), unit(1.0)[:3]) is None
 
 
 def test_narrow_focus_keeps_the_best_sentence_and_the_next() -> None:
     text = "Hey Mel! I adopted a dog named Max. It rained. He is a beagle."
-    query = _unit(1.0)
-    rows = np.stack([_unit(0.1, 1.0), _unit(1.0, 0.2), _unit(0.0, 0.0, 1.0), _unit(1.0, 0.4)])
+    query = unit(1.0)
+    rows = np.stack([unit(0.1, 1.0), unit(1.0, 0.2), unit(0.0, 0.0, 1.0), unit(1.0, 0.4)])
     assert focus(text, pack(rows), query) == "I adopted a dog named Max. He is a beagle." + ELLIPSIS
     assert focus(text, pack(rows), query, narrow=True) == "I adopted a dog named Max. It rained." + ELLIPSIS
     # The best sentence last: it alone.

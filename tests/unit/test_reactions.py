@@ -7,6 +7,7 @@ import numpy as np
 
 from consolidation.consolidating.offline.words import name_words
 from consolidation.recall.sentences import ELLIPSIS, focus, pack, reaction, without_reactions
+from tests.support.vectors import unit
 
 SPEAKERS = name_words(["Gina", "Jon"])
 
@@ -28,17 +29,11 @@ def test_a_best_ranked_turn_loses_only_its_reactions() -> None:
     assert without_reactions("I paint. I also run.", SPEAKERS) is None
 
 
-def _unit(*components: float) -> np.ndarray:
-    vector = np.zeros(4, dtype=np.float32)
-    vector[: len(components)] = components
-    return vector / np.linalg.norm(vector)
-
-
 def test_focus_leaves_reactions_out_even_when_they_match_best() -> None:
     text = "Thanks, Gina! I opened a dance studio. It is downtown."
-    query = _unit(1.0)
+    query = unit(1.0)
     # The reaction is the closest sentence to the query; the next best stands in for it.
-    rows = np.stack([_unit(1.0), _unit(1.0, 0.3), _unit(0.2, 1.0)])
+    rows = np.stack([unit(1.0), unit(1.0, 0.3), unit(0.2, 1.0)])
     assert focus(text, pack(rows), query, names=SPEAKERS) == "I opened a dance studio." + ELLIPSIS
     assert focus(text, pack(rows), query, narrow=True, names=SPEAKERS) == (
         "I opened a dance studio. It is downtown." + ELLIPSIS
