@@ -185,10 +185,10 @@ class Database:
         transaction: schema commands cannot share a transaction with data writes. Each is
         `IF NOT EXISTS`, so processes that create the schema of a fresh database at once all
         succeed: an equivalent rule created meanwhile counts as done, a transient failure (a
-        deadlock between them) is tried again within the retry window."""
+        deadlock between them) is tried again within the retry window of each statement."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.retry_s
         for _, text in statements_in(folder):
+            deadline = loop.time() + self.retry_s
             delay = TX_RETRY_DELAY_S
             while True:
                 try:
