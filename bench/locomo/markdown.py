@@ -9,7 +9,16 @@ from collections.abc import Iterable, Mapping
 from bench.common import markdown_table
 from bench.locomo.construction import CONSTRUCTION_OPS
 from bench.locomo.data import CATEGORIES
-from bench.locomo.results import ByCategory, GroupSummary, ModeReport, Report, Targets, VariantReport
+from bench.locomo.results import (
+    LME_GROUP,
+    ByCategory,
+    GroupSummary,
+    ModeReport,
+    Report,
+    Targets,
+    VariantReport,
+    lme_types,
+)
 from consolidation.providers.calibration import REFERENCE_THETA_SIM
 
 # The rows of the per-category tables: the four categories, then every question.
@@ -179,12 +188,12 @@ def _type_table(modes: Mapping[str, ModeReport]) -> str:
     rows = []
     for mode, data in modes.items():
         by = data["recall"]["by_category"]
-        types = [k for k in by if k.startswith("lme:")] or KEYS[:-1]
+        types = lme_types(by) or KEYS[:-1]
         for key in [*types, "all"]:
             summary = by[key]
             name = (
-                key.removeprefix("lme:")
-                if key.startswith("lme:")
+                key.removeprefix(LME_GROUP)
+                if key.startswith(LME_GROUP)
                 else CATEGORIES.get(int(key), key)
                 if key.isdigit()
                 else key

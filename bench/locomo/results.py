@@ -53,6 +53,12 @@ class GroupSummary(TypedDict):
 
 # "1".."4", "all" and, for LongMemEval data, "lme:<type>" -> summary.
 ByCategory = dict[str, GroupSummary]
+LME_GROUP = "lme:"
+
+
+def lme_types(by: ByCategory) -> list[str]:
+    """The keys of `by` that are LongMemEval types (none for LoCoMo data)."""
+    return [key for key in by if key.startswith(LME_GROUP)]
 
 
 class UsageLog(TypedDict):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from bench.common import count_tokens, normalize_answer
 from bench.locomo.data import CATEGORIES, Question, Sample
-from bench.locomo.results import BudgetSummary, ByCategory, ContextScore, GroupSummary
+from bench.locomo.results import LME_GROUP, BudgetSummary, ByCategory, ContextScore, GroupSummary
 from consolidation.providers.embedding_template import day_text
 from consolidation.types import Context, Recall, RecallHit
 
@@ -159,7 +159,7 @@ def summarize_questions(results: Sequence[QuestionResult]) -> ByCategory:
     groups["all"] = list(results)
     # LongMemEval's own types, when the data names them.
     for lme_type in sorted({r.lme_type for r in results if r.lme_type}):
-        groups[f"lme:{lme_type}"] = [r for r in results if r.lme_type == lme_type]
+        groups[LME_GROUP + lme_type] = [r for r in results if r.lme_type == lme_type]
     return {key: _summarize_group(group) for key, group in groups.items()}
 
 
