@@ -106,8 +106,7 @@ def budget_lines(row: str, ours: ByCategory, raw: ByCategory, budget: int) -> li
         return gap(_value(mine, key), _value(theirs, key))
 
     def line(what: str, value: float | None, margin: float) -> BudgetLine:
-        met = value is not None and value >= margin
-        return {"row": row, "budget": budget, "what": what, "difference": value, "margin": margin, "met": met}
+        return _line(row, budget, what, value, margin)
 
     if lme_types(raw):
         return [
@@ -132,15 +131,12 @@ def budget_lines(row: str, ours: ByCategory, raw: ByCategory, budget: int) -> li
 def _session_line(ours: ByCategory) -> BudgetLine:
     """LongMemEval: a gold session among recmem's top 5 ranked sessions for 95% of questions."""
     value = (ours["all"].get("session_recall") or {}).get("5")
-    met = value is not None and value >= LME_SESSION_RECALL_AT_5
-    return {
-        "row": "recmem",
-        "budget": None,
-        "what": "session recall @5",
-        "difference": value,
-        "margin": LME_SESSION_RECALL_AT_5,
-        "met": met,
-    }
+    return _line("recmem", None, "session recall @5", value, LME_SESSION_RECALL_AT_5)
+
+
+def _line(row: str, budget: int | None, what: str, value: float | None, margin: float) -> BudgetLine:
+    met = value is not None and value >= margin
+    return {"row": row, "budget": budget, "what": what, "difference": value, "margin": margin, "met": met}
 
 
 def _value(row: Mapping[str, object], key: str) -> float | None:
