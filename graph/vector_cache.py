@@ -152,8 +152,16 @@ class VectorCache:
             held = self._users.get(key)
             if held is not None and held.epoch == epoch and held.known >= written:
                 return
-            since = held.known if held is not None and held.epoch == epoch else None
             try:
+                # Counted under the user's lock: every statement that numbered a vector up to
+                # the count has committed in full. A read beside a commit cannot promise that
+                # (Neo4j reads committed data, not a snapshot: it saw a statement's count and
+                # missed some of its nodes), and the nodes it missed would never be read.
+                counted = await self.db.write("queries/recall/vector_count", **owner.params())
+                if not counted:
+                    return  # the user is gone
+                count = counted[0]
+                since = held.known if held is not None and held.epoch == count["epoch"] else None
                 rows = await self.db.read(
                     "queries/recall/vectors", **owner.params(), since=since, dimension=self.dimension
                 )
@@ -162,14 +170,16 @@ class VectorCache:
                 self._retry_at[key] = time.monotonic() + RETRY_AFTER_S
                 return
             self._retry_at.pop(key, None)
-            self._store(key, held if since is not None else None, rows[0])
+            if rows[0]["epoch"] != count["epoch"]:
+                return  # vectors changed or went in between: read again at the next recall
+            self._store(key, held if since is not None else None, count, rows[0])
 
-    def _store(self, key: tuple[str, str], held: UserVectors | None, row: Row) -> None:
+    def _store(self, key: tuple[str, str], held: UserVectors | None, count: Row, row: Row) -> None:
         if held is None:
             held = UserVectors("", 0, {layer: LayerVectors(self.dimension) for layer in LAYERS})
         for layer in LAYERS:
             held.layers[layer].add(row[layer])
-        held.epoch, held.known = str(row["epoch"]), int(row["written"])
+        held.epoch, held.known = str(count["epoch"]), int(count["written"])
         self._users[key] = held
         self._users.move_to_end(key)
         if held.nbytes > self.budget_bytes:

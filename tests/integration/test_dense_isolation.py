@@ -4,6 +4,7 @@ and another tenant's vectors do not move it (graph/vector_cache.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -148,3 +149,31 @@ async def test_a_failed_read_of_the_vectors_leaves_recall_exact(db: Database, ow
         found = await _candidates(engine, owner, query, True)
         assert found and found == await _candidates(scanned, owner, query, True)
     assert engine.stores.search.vectors.get(owner) is None
+
+
+async def test_the_vectors_are_counted_once_a_writer_holding_the_user_has_committed(
+    db: Database, owner: Owner
+) -> None:
+    engine = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
+    engine.stores.search.exact_limit = 2
+    await engine.remember_batch(owner, _units(random.Random(36), 20), consolidate=False)
+    cache = engine.stores.search.vectors
+    async with db.driver.session(database=db.name) as session:
+        # A writer numbering a vector holds the user until it commits; a read beside its commit
+        # could see its count and miss its nodes, so the count waits for it.
+        writer = await session.begin_transaction()
+        result = await writer.run(
+            "MATCH (u:User {tenant: $tenant, id: $user_id}) SET u.vectors = u.vectors + 1 "
+            "RETURN u.vectors AS written, u.vectors_epoch AS epoch",
+            tenant=owner.tenant,
+            user_id=owner.user_id,
+        )
+        record = await result.single()
+        assert record is not None
+        reading = asyncio.create_task(cache.sync(owner, record["epoch"], record["written"]))
+        done, _ = await asyncio.wait({reading}, timeout=2)
+        assert not done
+        await writer.commit()
+    await asyncio.wait_for(reading, timeout=60)
+    held = cache.get(owner)
+    assert held is not None and held.known == record["written"]
