@@ -375,10 +375,11 @@ class MemoryEngine:
             self.background.start()
 
     async def stop(self) -> None:
-        """Stop the workers, the sweeper and the event feeds; every pass that was running has
-        released its lease."""
+        """Stop the workers, the sweeper, the event feeds and recall's vector reads; every pass
+        that was running has released its lease."""
         await self.background.stop()
         await self.events.close()
+        await self.stores.search.vectors.stop()
 
     async def drain_queue(self) -> None:
         """Wait until the background worker has handled every queued user (tests, shutdown)."""

@@ -152,7 +152,8 @@ class RecallSearch:
         parts: bool,
     ) -> Row:
         """The dense statement's row: with the user's cached vectors, a shortlist per layer that
-        grows until it settles the top k; then the cache catches up with what the graph holds."""
+        grows until it settles the top k; then the cache starts catching up with what the graph
+        holds, in the background."""
         held = None if filtered else self.vectors.get(owner)
         query = vector_param("query vector", vector, self.dimension)
         if held is not None:
@@ -186,7 +187,7 @@ class RecallSearch:
                 break
             size *= SHORTLIST_GROWTH
         if not filtered and any(row[f"{layer}_large"] for layer in LAYERS):
-            await self.vectors.sync(owner, str(row["epoch"]), int(row["written"]))
+            self.vectors.refresh(owner, str(row["epoch"]), int(row["written"]))
         elif held is not None and held.epoch != row["epoch"]:
             # No longer large in any layer, or erased: its old vectors are not kept.
             self.vectors.drop(owner)

@@ -5,13 +5,15 @@ index answers from a graph that other tenants' vectors shape. So the user's vect
 (`recall/vectors.cypher`) and ranked here by plain cosine; the statement re-scores the best of
 them, plus every node written since, in the graph (`recall/dense.cypher`). Every statement that
 writes a vector numbers it (`vector_no`, counted on the user node); one that changes or removes
-vectors starts a new epoch, which makes the cache read the user again. The memory is bounded
+vectors starts a new epoch, which makes the cache read the user again. A read runs in the
+background, one per user at a time; recall scans in the graph until it is in. The memory is bounded
 (least recently used users go first). Why and what it costs: docs/design/algorithm.md#exact-per-user.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections import OrderedDict
@@ -122,6 +124,7 @@ class VectorCache:
         self._too_large: set[tuple[str, str]] = set()
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._retry_at: dict[tuple[str, str], float] = {}
+        self._reads: dict[tuple[str, str], asyncio.Task[None]] = {}
 
     def get(self, owner: Owner) -> UserVectors | None:
         key = (owner.tenant, owner.user_id)
@@ -131,27 +134,72 @@ class VectorCache:
         return found
 
     def drop(self, owner: Owner) -> None:
-        """Forgets the user's vectors (the user was erased, or no longer needs them)."""
+        """Forgets the user's vectors (the user was erased, or no longer needs them), and stops
+        a read of them still running."""
         key = (owner.tenant, owner.user_id)
+        if (reading := self._reads.pop(key, None)) is not None:
+            reading.cancel()
         self._users.pop(key, None)
         self._too_large.discard(key)
         self._retry_at.pop(key, None)
         self._locks.pop(key, None)
+
+    def refresh(self, owner: Owner, epoch: str, written: int) -> None:
+        """`sync` in the background, one read per user at a time: the recall that saw the cache
+        behind has its answer from the graph already and does not wait, and recalls meanwhile
+        scan in the graph, exact as ever."""
+        key = (owner.tenant, owner.user_id)
+        if key in self._reads or not self._behind(key, epoch, written):
+            return
+        reading = asyncio.create_task(self.sync(owner, epoch, written), name="recall-vector-cache-read")
+        self._reads[key] = reading
+        reading.add_done_callback(functools.partial(self._read_done, key))
+
+    async def settled(self) -> None:
+        """Returns once no read started by `refresh` is running (tests, benchmarks)."""
+        while self._reads:
+            await asyncio.gather(*self._reads.values(), return_exceptions=True)
+
+    async def stop(self) -> None:
+        """Cancels the reads still running (shutdown): the next process reads again."""
+        reads = list(self._reads.values())
+        for reading in reads:
+            reading.cancel()
+        await asyncio.gather(*reads, return_exceptions=True)
+
+    def _read_done(self, key: tuple[str, str], reading: asyncio.Task[None]) -> None:
+        if self._reads.get(key) is reading:
+            del self._reads[key]
+        if not reading.cancelled() and (error := reading.exception()) is not None:
+            # sync handles the store's errors; anything else must not end unseen either.
+            self._failed(key, error)
+
+    def _failed(self, key: tuple[str, str], error: BaseException) -> None:
+        log.warning("recall's vector cache could not read a user's vectors: %s", type(error).__name__)
+        self._retry_at[key] = time.monotonic() + RETRY_AFTER_S
+
+    def _behind(self, key: tuple[str, str], epoch: str, written: int) -> bool:
+        """Whether the user's vectors are to be read: cacheable, not waiting to retry, and not
+        yet at the graph's `epoch` and count `written`."""
+        if key in self._too_large or self.budget_bytes <= 0:
+            return False
+        if self._retry_at.get(key, 0.0) > time.monotonic():
+            return False
+        held = self._users.get(key)
+        return held is None or held.epoch != epoch or held.known < written
 
     async def sync(self, owner: Owner, epoch: str, written: int) -> None:
         """Brings the user's vectors up to the graph's `epoch` and count `written` (as a recall
         just read them): the nodes numbered since, or every node in a new epoch. A read that
         fails leaves the cache as it was: recall stays exact by scanning in the graph."""
         key = (owner.tenant, owner.user_id)
-        if key in self._too_large or self.budget_bytes <= 0:
-            return
-        if self._retry_at.get(key, 0.0) > time.monotonic():
+        if not self._behind(key, epoch, written):
             return
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
-            held = self._users.get(key)
-            if held is not None and held.epoch == epoch and held.known >= written:
+            if not self._behind(key, epoch, written):
                 return
+            held = self._users.get(key)
             try:
                 # Counted under the user's lock: every statement that numbered a vector up to
                 # the count has committed in full. A read beside a commit cannot promise that
@@ -166,8 +214,7 @@ class VectorCache:
                     "queries/recall/vectors", **owner.params(), since=since, dimension=self.dimension
                 )
             except StoreError as error:
-                log.warning("recall's vector cache could not read a user's vectors: %s", type(error).__name__)
-                self._retry_at[key] = time.monotonic() + RETRY_AFTER_S
+                self._failed(key, error)
                 return
             self._retry_at.pop(key, None)
             if rows[0]["epoch"] != count["epoch"]:

@@ -8,7 +8,7 @@ import asyncio
 import random
 import uuid
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -18,7 +18,7 @@ from consolidation.engine import MemoryEngine
 from consolidation.forgetting.forgetter import Forgetter
 from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.types import Recall, Unit
-from graph.database import Database
+from graph.database import Database, Row
 from graph.models import Owner
 from graph.vector_cache import VectorCache
 from tests.support.engines import DIMENSION, engine_settings
@@ -86,7 +86,9 @@ async def test_cached_dense_recall_matches_a_scan_and_ignores_other_tenants(
     scanned.stores.search.vectors = VectorCache(db, DIMENSION, 0)
     for unit in _units(rng, 50):
         await cached.remember(owner, unit)
-    first = await _all(cached, owner)  # the first recall reads the vectors in
+    # The first recall starts reading the vectors in; the recalls meanwhile scan in the graph.
+    first = await _all(cached, owner)
+    await cached.stores.search.vectors.settled()
     assert cached.stores.search.vectors.get(owner) is not None
     assert await _all(cached, owner) == first == await _all(scanned, owner)
     assert all(first[1])  # the dense view found turns, episodes and facts
@@ -128,6 +130,7 @@ async def test_an_erased_user_leaves_no_vectors_in_any_process(db: Database, own
     await engines[0].remember_batch(owner, _units(rng, 20), consolidate=False)
     for engine in engines:
         await engine.recall(owner, QUERIES[0])
+        await engine.stores.search.vectors.settled()
         assert engine.stores.search.vectors.get(owner) is not None
     await Forgetter(engines[0]).forget_user(owner)
     assert engines[0].stores.search.vectors.get(owner) is None
@@ -148,6 +151,61 @@ async def test_a_failed_read_of_the_vectors_leaves_recall_exact(db: Database, ow
     for query in QUERIES:
         found = await _candidates(engine, owner, query, True)
         assert found and found == await _candidates(scanned, owner, query, True)
+    await engine.stores.search.vectors.settled()
+    assert engine.stores.search.vectors.get(owner) is None
+
+
+class GatedReads:
+    """The database, with every read of a user's vectors held until `opened` is set."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.opened = asyncio.Event()
+        self.started = asyncio.Event()
+        self.reads = 0
+
+    async def read(self, name: str, **params: Any) -> list[Row]:
+        if name == "queries/recall/vectors":
+            self.reads += 1
+            self.started.set()
+            await self.opened.wait()
+        return await self.db.read(name, **params)
+
+    async def write(self, name: str, **params: Any) -> list[Row]:
+        return await self.db.write(name, **params)
+
+
+def _gated_engine(db: Database) -> tuple[MemoryEngine, GatedReads]:
+    engine = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
+    engine.stores.search.exact_limit = 2
+    gated = GatedReads(db)
+    engine.stores.search.vectors = VectorCache(cast(Database, gated), DIMENSION)
+    return engine, gated
+
+
+async def test_a_recall_does_not_wait_for_the_users_vectors_to_be_read(db: Database, owner: Owner) -> None:
+    engine, gated = _gated_engine(db)
+    await engine.remember_batch(owner, _units(random.Random(34), 20), consolidate=False)
+    # While the read is held, recalls answer from the graph, and no second read starts.
+    held = [await asyncio.wait_for(engine.recall(owner, query), timeout=60) for query in QUERIES]
+    await asyncio.wait_for(gated.started.wait(), timeout=60)
+    held += [await asyncio.wait_for(engine.recall(owner, query), timeout=60) for query in QUERIES]
+    assert gated.reads == 1 and engine.stores.search.vectors.get(owner) is None
+    gated.opened.set()
+    await engine.stores.search.vectors.settled()
+    assert engine.stores.search.vectors.get(owner) is not None
+    again = [_dense(await engine.recall(owner, query)) for query in QUERIES * 2]
+    assert again == [_dense(r) for r in held]
+    assert gated.reads == 1
+
+
+async def test_stopping_the_engine_cancels_a_read_still_running(db: Database, owner: Owner) -> None:
+    engine, gated = _gated_engine(db)
+    await engine.remember_batch(owner, _units(random.Random(35), 20), consolidate=False)
+    await engine.recall(owner, QUERIES[0])
+    await asyncio.wait_for(gated.started.wait(), timeout=60)
+    await asyncio.wait_for(engine.stop(), timeout=60)
+    await asyncio.wait_for(engine.stores.search.vectors.settled(), timeout=60)
     assert engine.stores.search.vectors.get(owner) is None
 
 
