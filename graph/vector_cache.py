@@ -1,13 +1,14 @@
 """Each large user's vectors in memory, so that recall's dense search stays exact per user.
 
 Above `EXACT_LIMIT` nodes in a layer a Cypher scan costs too much per recall, and a shared vector
-index answers from a graph that other tenants' vectors shape. So the user's vectors are read once
-(`recall/vectors.cypher`) and ranked here by plain cosine; the statement re-scores the best of
-them, plus every node written since, in the graph (`recall/dense.cypher`). Every statement that
-writes a vector numbers it (`vector_no`, counted on the user node); one that changes or removes
-vectors starts a new epoch, which makes the cache read the user again. A read runs in the
-background, one per user at a time; recall scans in the graph until it is in. The memory is bounded
-(least recently used users go first). Why and what it costs: docs/design/algorithm.md#exact-per-user.
+index answers from a graph that other tenants' vectors shape. So the user's vectors are read once,
+a page at a time (`recall/vectors.cypher`), and ranked here by plain cosine; the statement
+re-scores the best of them, plus every node written since, in the graph (`recall/dense.cypher`).
+Every statement that writes a vector numbers it (`vector_no`, counted on the user node); one that
+changes or removes vectors starts a new epoch, which makes the cache read the user again. A read
+runs in the background, one per user at a time; recall scans in the graph until it is in. The
+memory is bounded (least recently used users go first; a user above the budget is read no
+further). Why and what it costs: docs/design/algorithm.md#exact-per-user.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ LAYERS = ("interactions", "episodes", "facts")
 # A cached node's cosine, computed in float32 here and in float64 in the graph, differs by far less.
 TOLERANCE = 1e-4
 DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024
+# Vectors per read: one statement's result stays a few MB (15 MB at 384 dimensions), and a user
+# larger than the budget is known as such after reading the budget's worth, not all of them.
+PAGE_VECTORS = 10_000
 # After a failed read of a user's vectors, recall scans in the graph for this long before it
 # tries again (a failed read would otherwise repeat with every recall of that user).
 RETRY_AFTER_S = 60.0
@@ -60,6 +64,14 @@ class Shortlist:
         return hits >= k and last_score is not None and last_score > self.floor + TOLERANCE
 
 
+def _unit_rows(pairs: list[list[Any]]) -> Matrix:
+    """The vectors of (id, vector) pairs as unit rows."""
+    vectors = np.stack([np.asarray(v.to_numpy(), dtype=np.float32) for _, v in pairs])
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors /= np.where(norms > 0, norms, 1.0)
+    return vectors
+
+
 class LayerVectors:
     """One layer's nodes of one user: ids and unit vectors, row by row."""
 
@@ -70,13 +82,13 @@ class LayerVectors:
 
     def add(self, pairs: list[list[Any]]) -> None:
         """Adds (id, vector) pairs; a known id gets its new vector."""
-        if not pairs:
-            return
-        vectors = np.stack([np.asarray(v.to_numpy(), dtype=np.float32) for _, v in pairs])
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        vectors /= np.where(norms > 0, norms, 1.0)
+        if pairs:
+            self.merge([node_id for node_id, _ in pairs], _unit_rows(pairs))
+
+    def merge(self, ids: list[str], vectors: Matrix) -> None:
+        """Adds the unit `vectors`, row by row those of `ids`; a known id gets its new vector."""
         fresh: list[int] = []
-        for i, (node_id, _) in enumerate(pairs):
+        for i, node_id in enumerate(ids):
             row = self.rows.get(node_id)
             if row is None:
                 self.rows[node_id] = len(self.ids) + len(fresh)
@@ -84,7 +96,7 @@ class LayerVectors:
             else:
                 self.matrix[row] = vectors[i]
         if fresh:
-            self.ids.extend(pairs[i][0] for i in fresh)
+            self.ids.extend(ids[i] for i in fresh)
             self.matrix = np.concatenate([self.matrix, vectors[fresh]])
 
     def shortlist(self, query: Matrix, size: int) -> Shortlist:
@@ -98,6 +110,14 @@ class LayerVectors:
     @property
     def nbytes(self) -> int:
         return int(self.matrix.nbytes)
+
+
+# A read's nodes per layer: their ids and unit vectors, row by row.
+Staged = dict[str, tuple[list[str], Matrix]]
+
+
+class TooLarge:
+    """A read stopped because the user's vectors pass the cache's budget."""
 
 
 @dataclass
@@ -116,10 +136,17 @@ class VectorCache:
     """Users' vectors within `budget_bytes`; a user larger than it is never cached (recall then
     scans in the graph, exact but slower)."""
 
-    def __init__(self, db: Database, dimension: int, budget_bytes: int = DEFAULT_BUDGET_BYTES) -> None:
+    def __init__(
+        self,
+        db: Database,
+        dimension: int,
+        budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        page_vectors: int = PAGE_VECTORS,
+    ) -> None:
         self.db = db
         self.dimension = dimension
         self.budget_bytes = budget_bytes
+        self.page_vectors = page_vectors
         self._users: OrderedDict[tuple[str, str], UserVectors] = OrderedDict()
         self._too_large: set[tuple[str, str]] = set()
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
@@ -210,27 +237,68 @@ class VectorCache:
                     return  # the user is gone
                 count = counted[0]
                 since = held.known if held is not None and held.epoch == count["epoch"] else None
-                rows = await self.db.read(
-                    "queries/recall/vectors", **owner.params(), since=since, dimension=self.dimension
-                )
+                staged = await self._read(owner, str(count["epoch"]), since, held)
             except StoreError as error:
                 self._failed(key, error)
                 return
             self._retry_at.pop(key, None)
-            if rows[0]["epoch"] != count["epoch"]:
+            if staged is None:
                 return  # vectors changed or went in between: read again at the next recall
-            self._store(key, held if since is not None else None, count, rows[0])
+            if isinstance(staged, TooLarge):
+                self._users.pop(key, None)
+                self._too_large.add(key)
+                return
+            self._store(key, held if since is not None else None, count, staged)
 
-    def _store(self, key: tuple[str, str], held: UserVectors | None, count: Row, row: Row) -> None:
+    async def _read(
+        self, owner: Owner, epoch: str, since: int | None, held: UserVectors | None
+    ) -> Staged | TooLarge | None:
+        """The user's nodes numbered above `since` (every node if None), page by page, all as of
+        `epoch`: None if the epoch changed meanwhile; `TooLarge` once they and `held` (with
+        `since`) pass the budget, without reading the rest."""
+        size = held.nbytes if held is not None and since is not None else 0
+        staged: Staged = {}
+        for layer in LAYERS:
+            ids: list[str] = []
+            parts: list[Matrix] = []
+            after = ""
+            while True:
+                row = (
+                    await self.db.read(
+                        "queries/recall/vectors",
+                        **owner.params(),
+                        layer=layer,
+                        since=since,
+                        after=after,
+                        page=self.page_vectors,
+                        dimension=self.dimension,
+                    )
+                )[0]
+                if row["epoch"] != epoch:
+                    return None
+                pairs = row["vectors"]
+                if pairs:
+                    ids.extend(node_id for node_id, _ in pairs)
+                    parts.append(_unit_rows(pairs))
+                    size += parts[-1].nbytes
+                if size > self.budget_bytes:
+                    return TooLarge()
+                if len(pairs) < self.page_vectors:
+                    break
+                after = str(row["last"])
+            staged[layer] = (
+                ids,
+                np.concatenate(parts) if parts else np.zeros((0, self.dimension), np.float32),
+            )
+        return staged
+
+    def _store(self, key: tuple[str, str], held: UserVectors | None, count: Row, staged: Staged) -> None:
         if held is None:
             held = UserVectors("", 0, {layer: LayerVectors(self.dimension) for layer in LAYERS})
         for layer in LAYERS:
-            held.layers[layer].add(row[layer])
+            held.layers[layer].merge(*staged[layer])
         held.epoch, held.known = str(count["epoch"]), int(count["written"])
         self._users[key] = held
         self._users.move_to_end(key)
-        if held.nbytes > self.budget_bytes:
-            del self._users[key]
-            self._too_large.add(key)
         while sum(user.nbytes for user in self._users.values()) > self.budget_bytes:
             self._users.popitem(last=False)

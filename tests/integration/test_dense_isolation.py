@@ -90,8 +90,10 @@ async def test_cached_dense_recall_matches_a_scan_and_ignores_other_tenants(
 ) -> None:
     rng = random.Random(31)
     cached = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
-    # Every layer above this limit ranks from the cache; the other engine scans every node.
+    # Every layer above this limit ranks from the cache, read three vectors a page; the other
+    # engine scans every node.
     cached.stores.search.exact_limit = 2
+    cached.stores.search.vectors = VectorCache(db, DIMENSION, page_vectors=3)
     scanned = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
     scanned.stores.search.exact_limit = 10**9
     scanned.stores.search.vectors = VectorCache(db, DIMENSION, 0)
@@ -167,13 +169,15 @@ async def test_a_failed_read_of_the_vectors_leaves_recall_exact(db: Database, ow
 
 
 class GatedReads:
-    """The database, with every read of a user's vectors held until `opened` is set."""
+    """The database, with every read of a user's vectors held until `opened` is set; counts the
+    reads (`reads`, one per page) and the counts that start them (`syncs`)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
         self.opened = asyncio.Event()
         self.started = asyncio.Event()
         self.reads = 0
+        self.syncs = 0
 
     async def read(self, name: str, **params: Any) -> list[Row]:
         if name == "queries/recall/vectors":
@@ -183,6 +187,8 @@ class GatedReads:
         return await self.db.read(name, **params)
 
     async def write(self, name: str, **params: Any) -> list[Row]:
+        if name == "queries/recall/vector_count":
+            self.syncs += 1
         return await self.db.write(name, **params)
 
 
@@ -201,13 +207,34 @@ async def test_a_recall_does_not_wait_for_the_users_vectors_to_be_read(db: Datab
     held = [await asyncio.wait_for(engine.recall(owner, query), timeout=60) for query in QUERIES]
     await asyncio.wait_for(gated.started.wait(), timeout=60)
     held += [await asyncio.wait_for(engine.recall(owner, query), timeout=60) for query in QUERIES]
-    assert gated.reads == 1 and engine.stores.search.vectors.get(owner) is None
+    assert gated.reads == gated.syncs == 1 and engine.stores.search.vectors.get(owner) is None
     gated.opened.set()
     await engine.stores.search.vectors.settled()
     assert engine.stores.search.vectors.get(owner) is not None
     again = [_dense(await engine.recall(owner, query)) for query in QUERIES * 2]
     assert again == [_dense(r) for r in held]
-    assert gated.reads == 1
+    assert gated.syncs == 1 and gated.reads == 3  # a page per layer
+
+
+async def test_a_user_above_the_budget_is_read_no_further_than_the_budget(db: Database, owner: Owner) -> None:
+    engine, counted = _gated_engine(db)
+    counted.opened.set()
+    # Room for ten vectors, read four a page: the third page passes the budget.
+    engine.stores.search.vectors = VectorCache(
+        cast(Database, counted), DIMENSION, budget_bytes=10 * DIMENSION * 4, page_vectors=4
+    )
+    scanned = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
+    scanned.stores.search.exact_limit = 10**9
+    await engine.remember_batch(owner, _units(random.Random(37), 30), consolidate=False)
+    first = [await _candidates(engine, owner, query, True) for query in QUERIES]
+    await engine.stores.search.vectors.settled()
+    assert engine.stores.search.vectors.get(owner) is None
+    assert (counted.syncs, counted.reads) == (1, 3)
+    # Recall stays exact, by scanning in the graph, and does not read the user again.
+    again = [await _candidates(engine, owner, query, True) for query in QUERIES]
+    assert again == first == [await _candidates(scanned, owner, query, True) for query in QUERIES]
+    await engine.stores.search.vectors.settled()
+    assert (counted.syncs, counted.reads) == (1, 3)
 
 
 async def test_stopping_the_engine_cancels_a_read_still_running(db: Database, owner: Owner) -> None:

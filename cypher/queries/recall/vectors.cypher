@@ -1,52 +1,47 @@
-// The user's vectors for recall's vector cache (graph/vector_cache.py): per layer, every node's id
+// One page of the user's vectors in one layer ($layer) for recall's vector cache
+// (graph/vector_cache.py): up to $page nodes whose id is above $after, in id order, each node's id
 // and vector (float32, one byte string each over Bolt), whatever its state; with $since, only the
-// nodes whose vector number is above it (an index seek), else every node of the user. The cache
-// counts the user's vectors first (recall/vector_count.cypher), so a node written meanwhile can
-// come back once too often (the cache keeps the last), never be missed; the epoch returned tells
-// it whether vectors changed or went in between.
+// nodes whose vector number is above it (an index seek), else every node of the layer. `last` is
+// the page's highest id (the next page's $after). The cache counts the user's vectors first
+// (recall/vector_count.cypher), so a node written meanwhile can come back once too often (the
+// cache keeps the last), never be missed; the epoch returned tells it whether vectors changed or
+// went in between.
 CYPHER 25
 OPTIONAL MATCH (u:User {tenant: $tenant, id: $user_id})
 WITH coalesce(u.vectors_epoch, '') AS epoch
 CALL () {
   CALL () {
-    WHEN $since IS NULL THEN {
+    WHEN $layer = 'interactions' AND $since IS NULL THEN {
       MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
-      RETURN n
+      WHERE n.id > $after
+      RETURN n ORDER BY n.id LIMIT $page
     }
-    ELSE {
+    WHEN $layer = 'interactions' THEN {
       MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
-      WHERE n.vector_no > $since
-      RETURN n
+      WHERE n.vector_no > $since AND n.id > $after
+      RETURN n ORDER BY n.id LIMIT $page
     }
-  }
-  RETURN collect([n.id, vector(n.embedding, $dimension, FLOAT32)]) AS interactions
-}
-CALL () {
-  CALL () {
-    WHEN $since IS NULL THEN {
+    WHEN $layer = 'episodes' AND $since IS NULL THEN {
       MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
-      RETURN n
+      WHERE n.id > $after
+      RETURN n ORDER BY n.id LIMIT $page
     }
-    ELSE {
+    WHEN $layer = 'episodes' THEN {
       MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
-      WHERE n.vector_no > $since
-      RETURN n
+      WHERE n.vector_no > $since AND n.id > $after
+      RETURN n ORDER BY n.id LIMIT $page
     }
-  }
-  RETURN collect([n.id, vector(n.embedding, $dimension, FLOAT32)]) AS episodes
-}
-CALL () {
-  CALL () {
-    WHEN $since IS NULL THEN {
+    WHEN $layer = 'facts' AND $since IS NULL THEN {
       MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
-      RETURN n
+      WHERE n.id > $after
+      RETURN n ORDER BY n.id LIMIT $page
     }
     ELSE {
       MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
-      WHERE n.vector_no > $since
-      RETURN n
+      WHERE n.vector_no > $since AND n.id > $after
+      RETURN n ORDER BY n.id LIMIT $page
     }
   }
-  RETURN collect([n.id, vector(n.embedding, $dimension, FLOAT32)]) AS facts
+  RETURN collect([n.id, vector(n.embedding, $dimension, FLOAT32)]) AS vectors, max(n.id) AS last
 }
-RETURN epoch, interactions, episodes, facts
+RETURN epoch, vectors, last
