@@ -5,7 +5,8 @@
 // the page's highest id (the next page's $after). The cache counts the user's vectors first
 // (recall/vector_count.cypher), so a node written meanwhile can come back once too often (the
 // cache keeps the last), never be missed; the epoch returned tells it whether vectors changed or
-// went in between.
+// went in between. Each layer is a branch of its own: Neo4j 2026.08 plans a dynamic label
+// (`n:$($label)`) as a scan of the label's nodes, where each branch seeks the owner index.
 CYPHER 25
 OPTIONAL MATCH (u:User {tenant: $tenant, id: $user_id})
 WITH coalesce(u.vectors_epoch, '') AS epoch
