@@ -64,7 +64,7 @@ class Shortlist:
         return hits >= k and last_score is not None and last_score > self.floor + TOLERANCE
 
 
-def _unit_rows(pairs: list[list[Any]]) -> Matrix:
+def unit_rows(pairs: list[list[Any]]) -> Matrix:
     """The vectors of (id, vector) pairs as unit rows."""
     vectors = np.stack([np.asarray(v.to_numpy(), dtype=np.float32) for _, v in pairs])
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -79,11 +79,6 @@ class LayerVectors:
         self.ids: list[str] = []
         self.rows: dict[str, int] = {}
         self.matrix: Matrix = np.zeros((0, dimension), dtype=np.float32)
-
-    def add(self, pairs: list[list[Any]]) -> None:
-        """Adds (id, vector) pairs; a known id gets its new vector."""
-        if pairs:
-            self.merge([node_id for node_id, _ in pairs], _unit_rows(pairs))
 
     def merge(self, ids: list[str], vectors: Matrix) -> None:
         """Adds the unit `vectors`, row by row those of `ids`; a known id gets its new vector."""
@@ -279,7 +274,7 @@ class VectorCache:
                 pairs = row["vectors"]
                 if pairs:
                     ids.extend(node_id for node_id, _ in pairs)
-                    parts.append(_unit_rows(pairs))
+                    parts.append(unit_rows(pairs))
                     size += parts[-1].nbytes
                 if size > self.budget_bytes:
                     return TooLarge()

@@ -6,11 +6,13 @@ from __future__ import annotations
 import numpy as np
 from neo4j.vector import Vector
 
-from graph.vector_cache import LayerVectors, Shortlist
+from graph.vector_cache import LayerVectors, Shortlist, unit_rows
 
 
-def _pairs(rows: dict[str, list[float]]) -> list[list[object]]:
-    return [[node_id, Vector.from_numpy(np.asarray(v, dtype=np.float32))] for node_id, v in rows.items()]
+def _rows(rows: dict[str, list[float]]) -> tuple[list[str], np.ndarray]:
+    """The ids and unit vectors of `rows`, as a page read from the graph gives them."""
+    pairs = [[node_id, Vector.from_numpy(np.asarray(v, dtype=np.float32))] for node_id, v in rows.items()]
+    return list(rows), unit_rows(pairs)
 
 
 def _unit(v: list[float]) -> np.ndarray:
@@ -20,7 +22,7 @@ def _unit(v: list[float]) -> np.ndarray:
 
 def test_the_shortlist_holds_the_best_nodes_by_cosine_and_their_floor() -> None:
     layer = LayerVectors(2)
-    layer.add(_pairs({"a": [1, 0], "b": [0, 1], "c": [1, 1], "d": [-1, 0]}))
+    layer.merge(*_rows({"a": [1, 0], "b": [0, 1], "c": [1, 1], "d": [-1, 0]}))
     found = layer.shortlist(_unit([1, 0.1]), 2)
     assert sorted(found.ids) == ["a", "c"]
     assert abs(found.floor - float(_unit([1, 1]) @ _unit([1, 0.1]))) < 1e-6
@@ -29,8 +31,8 @@ def test_the_shortlist_holds_the_best_nodes_by_cosine_and_their_floor() -> None:
 
 def test_a_known_id_gets_its_new_vector_and_a_large_shortlist_is_complete() -> None:
     layer = LayerVectors(2)
-    layer.add(_pairs({"a": [1, 0], "b": [0, 1]}))
-    layer.add(_pairs({"a": [0, -1], "c": [0, 3]}))
+    layer.merge(*_rows({"a": [1, 0], "b": [0, 1]}))
+    layer.merge(*_rows({"a": [0, -1], "c": [0, 3]}))
     assert layer.ids == ["a", "b", "c"]
     assert layer.shortlist(_unit([0, -1]), 1).ids == ["a"]
     everything = layer.shortlist(_unit([0, -1]), 3)
