@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -15,6 +14,7 @@ from cli.calibrate import register as register_calibrate_command
 from cli.defaults import REEMBED_BATCH_SIZE
 from cli.memory import register as register_memory_commands
 from cli.portability import register as register_portability_commands
+from cli.progress import StderrBar
 from cli.service import register as register_service_commands
 
 if TYPE_CHECKING:
@@ -259,24 +259,13 @@ def db_reembed(
     typer.echo(json.dumps(_report(report)))
 
 
-class _ReembedBar:
+class _ReembedBar(StderrBar):
     """One bar per layer on stderr (stdout keeps the JSON report); totals grow when a later pass
     finds what was written meanwhile."""
 
     def __init__(self) -> None:
-        from cli.progress import stderr_progress
-
-        self.progress = stderr_progress("{task.description:<12}")
+        super().__init__("{task.description:<12}")
         self.tasks: dict[Layer, TaskID] = {}
-
-    def __enter__(self) -> _ReembedBar:
-        self.progress.start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.progress.stop()
 
     def pass_started(self, remaining: Mapping[Layer, int]) -> None:
         for layer, count in remaining.items():

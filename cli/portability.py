@@ -7,10 +7,11 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, BinaryIO
 
 import typer
+
+from cli.progress import StderrBar
 
 if TYPE_CHECKING:
     from consolidation.portability import Portability
@@ -105,23 +106,12 @@ def _text_lines(source: BinaryIO) -> Iterator[str]:
             raise InvalidInput(f"line {number}: not UTF-8 text (byte {bad.start + 1})") from None
 
 
-class _ImportBar:
+class _ImportBar(StderrBar):
     """One bar on stderr (stdout keeps the JSON report)."""
 
     def __init__(self) -> None:
-        from cli.progress import stderr_progress
-
-        self.progress = stderr_progress("importing")
+        super().__init__("importing")
         self.task = self.progress.add_task("importing", total=None)
-
-    def __enter__(self) -> _ImportBar:
-        self.progress.start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.progress.stop()
 
     def started(self, total: int) -> None:
         self.progress.update(self.task, total=total)

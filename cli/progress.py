@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from types import TracebackType
+from typing import TYPE_CHECKING, Self
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -21,3 +22,19 @@ def stderr_progress(description: str) -> Progress:
         TimeRemainingColumn(),
         console=Console(stderr=True),
     )
+
+
+class StderrBar:
+    """A command's bars (`progress`), drawn while the `with` block runs."""
+
+    def __init__(self, description: str) -> None:
+        self.progress = stderr_progress(description)
+
+    def __enter__(self) -> Self:
+        self.progress.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.progress.stop()
