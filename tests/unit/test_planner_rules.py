@@ -54,6 +54,29 @@ def test_an_event_the_rules_cannot_date_is_kept_unresolved() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("What did I do 5000 years ago?", ASKED),
+        ("What did I do 99999999999999999999 days ago?", ASKED),
+        ("What changed in the last 1000000 days?", ASKED),
+        ("What did I eat yesterday?", datetime(1, 1, 1, tzinfo=UTC)),
+        ("Where was I last week?", datetime(1, 1, 3, tzinfo=UTC)),
+        ("What did I do this year?", datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)),
+    ],
+)
+def test_a_window_outside_the_calendar_is_kept_unresolved(question: str, asked: datetime) -> None:
+    plan = plan_question(question, asked)
+    assert plan.window is None
+    assert len(plan.unresolved) == 1 and plan.unresolved[0].lower() in question.lower()
+
+
+def test_a_later_expression_resolves_after_one_outside_the_calendar() -> None:
+    plan = plan_question("Did I say 5000 years ago last week?", ASKED)
+    assert plan.window is not None and plan.window.text == "last week"
+    assert plan.unresolved == ["5000 years ago"]
+
+
+@pytest.mark.parametrize(
     ("question", "order"),
     [
         ("What is my current job title?", Order.LATEST),

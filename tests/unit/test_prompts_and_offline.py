@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 from pydantic import ValidationError
@@ -28,6 +28,7 @@ from consolidation.consolidating.offline import (
     SUMMARY_MAX_SENTENCES,
     SUMMARY_MAX_WORDS,
     OfflineConsolidator,
+    annotate_relative_dates,
     classify,
     resolve_first_person,
     resolve_relative_dates,
@@ -243,6 +244,22 @@ def test_relative_dates_become_absolute() -> None:
     assert resolve_relative_dates("met last Friday", day) == "met on 5 May 2023"
     assert resolve_relative_dates("party next Monday", day) == "party on 15 May 2023"
     assert resolve_relative_dates("sick since yesterday", day) == "sick since 7 May 2023"
+
+
+@pytest.mark.parametrize(
+    ("text", "said_on"),
+    [
+        ("I met him 1000000 days ago.", date(2023, 5, 8)),
+        ("That was 99999999999 weeks ago.", date(2023, 5, 8)),
+        ("That was 5000 years ago.", date(2023, 5, 8)),
+        ("I saw it yesterday.", date(1, 1, 1)),
+        ("We moved last month.", date(1, 1, 1)),
+        ("We leave next year.", date(9999, 12, 31)),
+    ],
+)
+def test_a_relative_date_outside_the_calendar_is_left_as_said(text: str, said_on: date) -> None:
+    assert resolve_relative_dates(text, said_on) == text
+    assert annotate_relative_dates(text, said_on) == text
 
 
 def test_sentences_split_at_ends_not_after_titles() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import MAXYEAR, MINYEAR, UTC, date, datetime, timedelta
 
 from consolidation.consolidating.prompts.common import to_utc
 from consolidation.providers.embedding_template import day_text
@@ -43,7 +43,8 @@ def annotate_relative_dates(text: str, said_on: date) -> str:
     for pattern, phrase in _DATE_RULES:
 
         def render(match: re.Match[str], phrase: _Phrase = phrase) -> str:
-            return f"{match[0]} ({phrase(match, said_on)[1]})"
+            resolved = _resolved(phrase, match, said_on)
+            return match[0] if resolved is None else f"{match[0]} ({resolved[1]})"
 
         text = re.sub(pattern, render, text, flags=re.IGNORECASE)
     return text
@@ -56,7 +57,10 @@ def resolve_dates(text: str, said_on: date) -> tuple[str, bool]:
 
         def render(match: re.Match[str], phrase: _Phrase = phrase) -> str:
             nonlocal to_a_day
-            default_prep, core = phrase(match, said_on)
+            resolved = _resolved(phrase, match, said_on)
+            if resolved is None:
+                return match[0]
+            default_prep, core = resolved
             to_a_day = to_a_day or default_prep == "on"
             # Keep the speaker's preposition ("since yesterday" -> "since 7 May 2023").
             return f"{match['prep'] or default_prep} {core}"
@@ -65,13 +69,28 @@ def resolve_dates(text: str, said_on: date) -> tuple[str, bool]:
     return text, to_a_day
 
 
+def _resolved(phrase: _Phrase, match: re.Match[str], said_on: date) -> tuple[str, str] | None:
+    """The phrase's absolute date; None when it falls outside the years 1 to 9999 ("a million
+    days ago"): the words are then left as said."""
+    try:
+        return phrase(match, said_on)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _year(year: int) -> int:
+    if not MINYEAR <= year <= MAXYEAR:
+        raise ValueError(f"year {year} is out of range")
+    return year
+
+
 def _monday(day: date) -> date:
     return day - timedelta(days=day.weekday())
 
 
 def _month(day: date, offset: int) -> str:
     index = day.year * 12 + day.month - 1 + offset
-    return f"{calendar.month_name[index % 12 + 1]} {index // 12}"
+    return f"{calendar.month_name[index % 12 + 1]} {_year(index // 12)}"
 
 
 def _week_of(day: date) -> str:
@@ -83,7 +102,7 @@ def _span(unit: str, day: date, offset: int) -> tuple[str, str]:
         return "in", _week_of(day + timedelta(weeks=offset))
     if unit == "month":
         return "in", _month(day, offset)
-    return "in", str(day.year + offset)
+    return "in", str(_year(day.year + offset))
 
 
 def _weekday(name: str, day: date, direction: int) -> date:

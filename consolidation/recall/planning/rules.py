@@ -4,8 +4,8 @@ A window resolves against the day the question is asked: "yesterday", "last week
 calendar week before), "N days/weeks/months/years ago" (that day +-1, that week, month or
 year), "last month/year", "in the last N days", "in May" (the latest May not after the
 question), "in May 2023", "in 2022", "last summer" (northern seasons), "last weekend". The
-first expression that resolves wins; one that names an event ("before I moved") is kept as
-unresolved. Order, kind and names follow word lists below.
+first expression that resolves wins; one that names an event ("before I moved") or falls
+outside the calendar ("5000 years ago") is kept as unresolved. Order, kind and names follow word lists below.
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ _EVENT = re.compile(
 def plan_question(question: str, asked_at: datetime) -> Plan:
     """The rule plan of `question`, asked at `asked_at` (see the module docstring)."""
     day = asked_at.astimezone(UTC).date()
-    window = _window(question, day)
-    unresolved = [] if window is not None else [m[0] for m in _EVENT.finditer(question)]
+    window, beyond = _window(question, day)
+    unresolved = beyond if window is not None else [*beyond, *(m[0] for m in _EVENT.finditer(question))]
     order = _order(question)
     kind = _kind(question)
     # "How many followers do I have now" asks for the latest value, not a count of statements.
@@ -243,16 +243,23 @@ _WINDOWS: list[tuple[re.Pattern[str], _Resolve]] = [
 ]
 
 
-def _window(question: str, day: date) -> Window | None:
+def _window(question: str, day: date) -> tuple[Window | None, list[str]]:
+    """The first expression that resolves, and those before it that fall outside the calendar
+    (years 1 to 9999: "5000 years ago"), which the plan lists as unresolved."""
+    beyond: list[str] = []
     for pattern, resolve in _WINDOWS:
         match = pattern.search(question)
         if match is None:
             continue
-        span = resolve(match, day)
-        if span is not None:
-            start, end = span
-            return Window(_midnight(start), _midnight(end), match[0])
-    return None
+        try:
+            span = resolve(match, day)
+            window = None if span is None else Window(_midnight(span[0]), _midnight(span[1]), match[0])
+        except (OverflowError, ValueError):
+            beyond.append(match[0])
+            continue
+        if window is not None:
+            return window, beyond
+    return None, beyond
 
 
 def _midnight(day: date) -> datetime:
