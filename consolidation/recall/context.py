@@ -85,15 +85,24 @@ def _anchors_needed(
 
 
 def _fused(dense: Sequence[RecallHit], lexical: Sequence[RecallHit]) -> list[Ranked]:
-    """Reciprocal-rank fusion of two views: ranks, since cosine and BM25 do not compare."""
+    """Reciprocal-rank fusion of two views: ranks, since cosine and BM25 do not compare. Each hit
+    keeps its cosine as `score` (0.0 when only the lexical view found it)."""
     fused: dict[str, float] = {}
-    hits: dict[str, RecallHit] = {}
     for view in (dense, lexical):
         for position, hit in enumerate(sorted(view, key=lambda h: h.score, reverse=True)):
             fused[hit.id] = fused.get(hit.id, 0.0) + 1.0 / (RRF_K + position + 1)
-            hits.setdefault(hit.id, hit)
+    hits = cosine_hits(dense, lexical)
     order = sorted(fused, key=lambda i: fused[i], reverse=True)
     return [Ranked(hits[i], fused[i]) for i in order]
+
+
+def cosine_hits(dense: Sequence[RecallHit], lexical: Sequence[RecallHit]) -> dict[str, RecallHit]:
+    """Id -> the hit of either view, scored by its cosine: the dense view's hit where there is
+    one, else the lexical one with score 0.0 (a BM25 score does not compare with a cosine)."""
+    hits = {h.id: h for h in dense}
+    for hit in lexical:
+        hits.setdefault(hit.id, replace(hit, score=0.0))
+    return hits
 
 
 def render(hit: RecallHit) -> str:

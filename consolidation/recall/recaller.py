@@ -270,10 +270,13 @@ def _dated(ranked: list[contexts.Ranked], shown: dict[str, str]) -> dict[str, st
 def _ranked(
     found: RecallCandidates, sources: Sources, plan: Plan | None = None, named: Sequence[str] = ()
 ) -> list[contexts.Ranked]:
-    memory = [
-        *_episode_hits(found.episodes.dense + found.episodes.lexical, sources),
-        *_fact_hits(found.facts.dense + found.facts.lexical, sources),
-    ]
+    episodes = contexts.cosine_hits(
+        _episode_hits(found.episodes.dense, sources), _episode_hits(found.episodes.lexical, sources)
+    )
+    facts = contexts.cosine_hits(
+        _fact_hits(found.facts.dense, sources), _fact_hits(found.facts.lexical, sources)
+    )
+    memory = [*episodes.values(), *facts.values()]
     turns = found.interactions
     dense, lexical = _interaction_hits(turns.dense), _interaction_hits(turns.lexical)
 

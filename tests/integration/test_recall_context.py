@@ -167,6 +167,13 @@ def test_turns_found_by_both_views_rank_first() -> None:
     assert [r.hit.id for r in ranked] == [b.id, c.id, a.id]  # two views outrank one
 
 
+def test_a_fused_hit_keeps_its_cosine_and_one_found_by_words_alone_scores_zero() -> None:
+    a, b = _scored(turn(1, "a"), 0.9), _scored(turn(2, "b"), 0.8)
+    ranked = rank([a], [_scored(a, 12.0), _scored(b, 3.0)], [], count_tokens)
+    # The schema's ContextItem.score is a cosine: a BM25 score (3.0) does not compare with one.
+    assert {r.hit.id: r.hit.score for r in ranked} == {a.id: 0.9, b.id: 0.0}
+
+
 def test_memory_is_placed_where_its_evidence_ranks() -> None:
     turns = [_scored(turn(n, f"turn {n}"), 0.9 - n / 100) for n in range(1, 6)]
     on_third = _scored(fact(1, "A fact about turn 3.", [turns[2].id]), 0.99)
