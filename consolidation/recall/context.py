@@ -3,9 +3,11 @@
 Turns rank by reciprocal-rank fusion of their dense and lexical ranks; a fact enters just before
 the best-ranked turn it rests on, an episode just before the k-th best of its turns (k: how many
 turns its summary costs in tokens, at least two); an item none of whose turns is a candidate is
-left out. A turn's facts stand in for it only together, an episode takes out the turns it holds,
-and what does not fit is skipped. The context lists facts, then episodes, then turns under a
-header per day, each group in time order. Why these rules: docs/design/context-assembly.md.
+left out. A fact a person stated (added or corrected by hand, on no turn) ranks among the facts
+as a turn ranks among the turns. A turn's facts stand in for it only together, an episode takes
+out the turns it holds, and what does not fit is skipped. The context lists facts, then
+episodes, then turns under a header per day, each group in time order. Why these rules:
+docs/design/context-assembly.md.
 """
 
 from __future__ import annotations
@@ -41,16 +43,19 @@ def rank(
     memory: Sequence[RecallHit],
     count: Callable[[str], int],
     adjust: Callable[[list[Ranked]], list[Ranked]] | None = None,
+    stated: Sequence[Ranked] = (),
 ) -> list[Ranked]:
     """The fused order of the turns, with each fact and episode of `memory` placed just before
-    the turn it is anchored to (see the module docstring). `adjust` rescores and reorders the
-    fused turns before anything is placed (a plan's window and order, planning/ranking.py)."""
+    the turn it is anchored to (see the module docstring), and the facts of `stated` (a
+    person's, on no turn) at their own fused rank among the facts. `adjust` rescores and
+    reorders the fused turns before anything is placed (a plan's window and order,
+    planning/ranking.py)."""
     turns = _fused(turns_dense, turns_lexical)
     if adjust is not None:
         turns = adjust(turns)
     position = {r.hit.id: index for index, r in enumerate(turns)}
     lengths: dict[str, int] = {}  # turn id -> tokens of its line, counted once per recall
-    placed: list[Ranked] = []
+    placed: list[Ranked] = list(stated)
     for hit in {h.id: h for h in memory}.values():
         anchors = sorted(position[i] for i in hit.interaction_ids if i in position)
         needed = _anchors_needed(hit, [turns[a].hit for a in anchors], count, lengths)

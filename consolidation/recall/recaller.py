@@ -292,7 +292,9 @@ def _ranked(
         return turns
 
     moves = named or (plan is not None and not plan.empty)
-    adjusted = contexts.rank(dense, lexical, memory, count_tokens, adjust if moves else None)
+    adjusted = contexts.rank(
+        dense, lexical, memory, count_tokens, adjust if moves else None, _stated(found.facts, sources)
+    )
     if plan is None or plan.order is None:
         return adjusted
     # Facts and episodes on the topic in the plan's order too (their anchors moved with the
@@ -302,6 +304,19 @@ def _ranked(
     )
     final = [contexts.Ranked(r.hit, score) if r.hit.layer != "subconscious" else r for r, score in moved]
     return sorted(final, key=lambda r: r.rank_score, reverse=True)
+
+
+def _stated(facts: Candidates[Fact], sources: Sources) -> list[contexts.Ranked]:
+    """The facts a person stated (derived from no episode and no turn), each with its fused
+    score among the layer's candidates: nothing anchors them, so they rank by their own match."""
+    ranked = fused(facts.dense, facts.lexical, k=len(facts.dense) + len(facts.lexical))
+    hits = _fact_hits([hit for hit, _ in ranked], sources)
+    # sources.facts: id -> (episode ids, interaction ids); both empty for a person's fact.
+    return [
+        contexts.Ranked(hit, score)
+        for hit, (_, score) in zip(hits, ranked, strict=True)
+        if not any(sources.facts.get(hit.id, ([], [])))
+    ]
 
 
 def ranked_items(ranked: list[contexts.Ranked]) -> list[tuple[str, str]]:

@@ -31,3 +31,27 @@ async def test_a_fact_in_the_context_is_scored_by_its_cosine(db: Database, owner
     assert facts, found.context.text
     # Found by both views: its cosine, not its BM25 score.
     assert all(0.0 < i.hit.score <= 1.0 and i.hit.score == cosine[i.hit.id] for i in facts)
+
+
+async def test_the_facts_a_person_stated_reach_the_context(db: Database, owner: Owner) -> None:
+    engine = _engine(db)
+    said = await engine.remember(
+        owner, Unit(text="I am allergic to shellfish.", speaker="Carol", occurred_at=T0)
+    )
+    await engine.remember(owner, Unit(text="We walked along the beach.", speaker="Carol", occurred_at=T0))
+    # Salient: its fact forms at once.
+    assert said.consolidation is not None
+    derived = await engine.stores.browse.facts(owner.tenant, said.consolidation.fact_ids)
+    derived_ids = [i for i, f in derived.items() if "shellfish" in f.text]
+    assert len(derived_ids) == 1
+    corrected = await engine.beliefs.correct(
+        owner, derived_ids[0], "Carol is allergic to shrimp only, not all shellfish.", "precise", by="test"
+    )
+    added = await engine.beliefs.add(owner, "Carol is vegetarian.", "attribute", by="test")
+    found = await engine.recall(owner, "What is Carol allergic to? Is she vegetarian?", tokens=1000)
+    assert found.context is not None
+    ids = {i.hit.id for i in found.context.items}
+    # Neither rests on a turn: before, no anchor let them in, and the old belief's turn stood alone.
+    assert corrected.fact is not None and corrected.fact.id in ids
+    assert added.fact is not None and added.fact.id in ids
+    assert "shrimp only" in found.context.text and "vegetarian" in found.context.text
