@@ -281,7 +281,7 @@ def _ranked(
     dense, lexical = _interaction_hits(turns.dense), _interaction_hits(turns.lexical)
 
     def adjust(fused_turns: list[contexts.Ranked]) -> list[contexts.Ranked]:
-        moved = planned.rescored(plan, fused_turns, lambda r: r.hit.item, lambda r: r.rank_score)
+        moved = planned.rescored(plan, fused_turns, *_RANKED)
         turns = [contexts.Ranked(r.hit, score) for r, score in moved]
         if named:
             scoped = names.scoped(named, turns, lambda r: r.hit.item, lambda r: r.rank_score)
@@ -299,9 +299,7 @@ def _ranked(
         return adjusted
     # Facts and episodes on the topic in the plan's order too (their anchors moved with the
     # window already); the turns keep the order `adjust` gave them.
-    moved = planned.rescored(
-        replace(plan, window=None), adjusted, lambda r: r.hit.item, lambda r: r.rank_score
-    )
+    moved = planned.rescored(replace(plan, window=None), adjusted, *_RANKED)
     final = [contexts.Ranked(r.hit, score) if r.hit.layer != "subconscious" else r for r, score in moved]
     return sorted(final, key=lambda r: r.rank_score, reverse=True)
 
@@ -319,6 +317,14 @@ def _stated(facts: Candidates[Fact], sources: Sources) -> list[contexts.Ranked]:
     ]
 
 
+# How planned.rescored reads a context's ranked entry: its item, fused score and cosine.
+_RANKED: tuple[
+    Callable[[contexts.Ranked], Interaction | Episode | Fact],
+    Callable[[contexts.Ranked], float],
+    Callable[[contexts.Ranked], float],
+] = (lambda r: r.hit.item, lambda r: r.rank_score, lambda r: r.hit.score)
+
+
 def ranked_items(ranked: list[contexts.Ranked]) -> list[tuple[str, str]]:
     """(id, text) of each ranked hit."""
     return [(r.hit.id, r.hit.text) for r in ranked]
@@ -326,7 +332,7 @@ def ranked_items(ranked: list[contexts.Ranked]) -> list[tuple[str, str]]:
 
 def _marked(plan: Plan | None, ranked: list[contexts.Ranked], shown: dict[str, str]) -> dict[str, str]:
     """`shown` with the order marks of `plan` in front of each marked item's text."""
-    marks = planned.marks(plan, [r.hit.item for r in ranked])
+    marks = planned.marks(plan, [(r.hit.item, r.hit.score) for r in ranked])
     if not marks:
         return shown
     marked = dict(shown)
@@ -349,7 +355,7 @@ def _planned(
     if (plan is None or plan.empty) and not named:
         return fused(dense, lexical, k=k)
     pool = fused(dense, lexical, k=len(dense) + len(lexical))
-    moved = planned.rescored(plan, pool, lambda p: p[0].item, lambda p: p[1])
+    moved = planned.rescored(plan, pool, lambda p: p[0].item, lambda p: p[1], lambda p: p[0].score)
     ranked = [(hit, score) for (hit, _), score in moved]
     if named:
         scoped = names.scoped(named, ranked, lambda p: p[0].item, lambda p: p[1])

@@ -128,3 +128,24 @@ async def test_a_fact_that_replaced_another_shows_the_earlier_value(
     # A question that asks for no order shows the fact as stated.
     plain = await engine.recall(owner, "Does Alice like sushi?", tokens=600, asked_at=asked)
     assert plain.context is not None and "(earlier:" not in plain.context.text
+
+
+async def test_a_newer_statement_the_question_does_not_match_is_off_the_topic(
+    db: Database, owner: Owner
+) -> None:
+    engine = await _engine(db, owner)
+    # The newest turn of a small memory: among its ten best by rank, but not on the topic.
+    unrelated = "Remember that the dentist appointment is on Friday."
+    await engine.remember(
+        owner,
+        Unit(text=unrelated, speaker="Sam", occurred_at=datetime(2023, 6, 13, 10, tzinfo=UTC)),
+        consolidate=False,
+    )
+    found = await engine.recall(owner, "What is my current job title?", tokens=400, asked_at=ASKED)
+    cosine = {h.text: h.score for h in found.subconscious}
+    assert cosine[unrelated] < 0.5 * cosine[SAID[2][1]]  # the premise: it matches less than half as well
+    assert _turns(found)[0] == SAID[2][1]
+    assert found.context is not None
+    lines = found.context.text.splitlines()
+    assert f"- Sam: (latest) {SAID[2][1]}" in lines
+    assert f"- Sam: {unrelated}" in lines  # shown as said, neither latest nor earlier

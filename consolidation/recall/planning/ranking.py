@@ -19,8 +19,11 @@ T = TypeVar("T")
 WINDOW_BOOST = 1.0 / 61
 # The newest of the topic's best turns gains this much, the oldest nothing, linearly between.
 ORDER_BOOST = 1.0 / 61
-# The topic of an order question: this many of the best-ranked items of a layer.
+# The topic of an order question: this many of the best-ranked items of a layer, among those
+# whose cosine to the query is at least this share of the layer's best: in a small memory the
+# ten best are everything, the unrelated included.
 TOPIC_SIZE = 10
+TOPIC_SHARE = 0.5
 # Counts and windows search this many times deeper.
 WIDEN = 2
 POOL_CAP = 400
@@ -65,9 +68,10 @@ def rescored(
     entries: Sequence[T],
     item_of: Callable[[T], Interaction | Episode | Fact],
     score_of: Callable[[T], float],
+    cosine_of: Callable[[T], float],
 ) -> list[tuple[T, float]]:
     """`entries` with their scores moved by the plan, highest first: the window's boost, then
-    the order's among each layer's `TOPIC_SIZE` best."""
+    the order's among each layer's topic (`topic`)."""
     scores = [score_of(e) for e in entries]
     if plan is None or plan.empty:
         return sorted(zip(entries, scores, strict=True), key=lambda p: p[1], reverse=True)
@@ -77,19 +81,30 @@ def rescored(
             for e, s in zip(entries, scores, strict=True)
         ]
     if plan.order is not None:
-        for index, gain in _order_gains(plan.order, entries, item_of, scores).items():
+        cosines = [cosine_of(e) for e in entries]
+        for index, gain in _order_gains(plan.order, entries, item_of, scores, cosines).items():
             scores[index] += gain
     return sorted(zip(entries, scores, strict=True), key=lambda p: p[1], reverse=True)
 
 
 def topic(
-    entries: Sequence[T], item_of: Callable[[T], Interaction | Episode | Fact], scores: Sequence[float]
+    entries: Sequence[T],
+    item_of: Callable[[T], Interaction | Episode | Fact],
+    scores: Sequence[float],
+    cosines: Sequence[float],
 ) -> list[int]:
-    """Indexes of each layer's `TOPIC_SIZE` best-scored entries."""
+    """Indexes of each layer's `TOPIC_SIZE` best-scored entries among those the query matches
+    about as well as the layer's best: a cosine of at least `TOPIC_SHARE` of the best one's
+    (an entry found by its words alone, cosine 0, is not on the topic)."""
+    layer_of = [type(item_of(e)) for e in entries]
+    floor: dict[type, float] = {}
+    for layer, cosine in zip(layer_of, cosines, strict=True):
+        floor[layer] = max(floor.get(layer, 0.0), cosine * TOPIC_SHARE)
     best: dict[type, list[int]] = {}
     for index in sorted(range(len(entries)), key=lambda i: scores[i], reverse=True):
-        group = best.setdefault(type(item_of(entries[index])), [])
-        if len(group) < TOPIC_SIZE:
+        layer = layer_of[index]
+        group = best.setdefault(layer, [])
+        if len(group) < TOPIC_SIZE and cosines[index] > 0.0 and cosines[index] >= floor[layer]:
             group.append(index)
     return [i for group in best.values() for i in group]
 
@@ -99,9 +114,10 @@ def _order_gains(
     entries: Sequence[T],
     item_of: Callable[[T], Interaction | Episode | Fact],
     scores: Sequence[float],
+    cosines: Sequence[float],
 ) -> dict[int, float]:
     gains: dict[int, float] = {}
-    chosen = topic(entries, item_of, scores)
+    chosen = topic(entries, item_of, scores, cosines)
     by_layer: dict[type, list[int]] = {}
     for index in chosen:
         by_layer.setdefault(type(item_of(entries[index])), []).append(index)
@@ -113,18 +129,19 @@ def _order_gains(
     return gains
 
 
-def marks(plan: Plan | None, ranked: Sequence[Interaction | Episode | Fact]) -> dict[str, str]:
+def marks(plan: Plan | None, ranked: Sequence[tuple[Interaction | Episode | Fact, float]]) -> dict[str, str]:
     """Item id -> the mark its line starts with for an order question: in each layer's topic
-    (the first `TOPIC_SIZE` of `ranked`, best first), the newest statement is `(latest)` and the
-    others `(earlier)` (`(earliest)` first for "first" questions). Nothing for other plans."""
+    (`topic`, of `ranked`: items with their cosines, best first), the newest statement is
+    `(latest)` and the others `(earlier)` (`(earliest)` first for "first" questions). Nothing
+    for other plans."""
     if plan is None or plan.order is None:
         return {}
     found: dict[str, str] = {}
+    items = [item for item, _ in ranked]
+    on_topic = topic(items, lambda item: item, [-float(i) for i in range(len(items))], [c for _, c in ranked])
     layers: dict[type, list[Interaction | Episode | Fact]] = {}
-    for item in ranked:
-        group = layers.setdefault(type(item), [])
-        if len(group) < TOPIC_SIZE:
-            group.append(item)
+    for index in sorted(on_topic):
+        layers.setdefault(type(items[index]), []).append(items[index])
     for group in layers.values():
         if len(group) < 2 or len({moment(i) for i in group}) < 2:
             continue
