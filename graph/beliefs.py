@@ -130,7 +130,7 @@ class BeliefStore:
                 changed = fact_from(rows[0]["fact"])
             await record_runs(tx, owner, [write.run])
             if made is not None:
-                await run(
+                rows = await run(
                     tx,
                     "queries/beliefs/derive",
                     params
@@ -140,6 +140,7 @@ class BeliefStore:
                         "interaction_id": write.source_interaction_id,
                     },
                 )
+                made = fact_from(rows[0]["fact"])
             return BeliefChange(run=_stored_run(owner, write.run), fact=made, changed=changed)
 
         return await self.db.write_transaction(work)

@@ -123,8 +123,11 @@ async def test_a_correction_answers_in_the_scopes_of_what_it_replaces_and_rests_
     )
     source = said["remember"]["interactionId"]
     text, reason = "Alice prefers eel.", "she said so"
-    done = await caller.gql(CORRECT, {"id": old["id"], "text": text, "reason": reason, "source": source})
+    scoped = CORRECT.replace("written fact { ", "written fact { agentIds ")
+    done = await caller.gql(scoped, {"id": old["id"], "text": text, "reason": reason, "source": source})
     new = done["correctFact"]["fact"]["id"]
+    # The answer states the scopes the fact holds (it said none before).
+    assert done["correctFact"]["fact"]["agentIds"] == ["fixer"]
 
     async def found(scope: dict[str, Any]) -> set[str]:
         data = await caller.gql(FILTERED, {"user": "alice", "q": "eel", "filter": scope})

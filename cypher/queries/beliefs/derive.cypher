@@ -1,5 +1,6 @@
 // A stated fact's source: the interaction the caller named, or else the run that records who
-// made the change and why (the recorded correction).
+// made the change and why (the recorded correction). Returns the fact as it now stands, scopes
+// included (supersede.cypher and this statement set them after create_fact.cypher).
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: $fact_id})
 MATCH (run:ConsolidationRun {id: $run_id})
 WHERE run.tenant = $tenant AND run.user_id = $user_id
@@ -13,4 +14,4 @@ CALL (f, run, i) {
   WITH f, run, i WHERE i IS NULL
   CREATE (f)-[:DERIVED_FROM {run_id: run.id}]->(run)
 }
-RETURN f.id AS id
+RETURN f {.*, embedding: null} AS fact
