@@ -115,6 +115,22 @@ def test_names_are_the_capitalized_words_but_question_words_months_and_i() -> No
     assert plan.entities == ["Caroline", "Jon Smith"]
 
 
+@pytest.mark.parametrize(
+    ("question", "entities"),
+    [
+        ("Was Bob at the party?", ["Bob"]),
+        ("Has Jean ever visited John?", ["Jean", "John"]),
+        ("Should I call Anna?", ["Anna"]),
+        ("Does Mel still paint?", ["Mel"]),
+        ("Am I still working at Acme Corp?", ["Acme Corp"]),
+        ("List all the places James's sister visited.", ["James"]),
+        ("Tell me what Caroline said about Paris.", ["Caroline", "Paris"]),
+    ],
+)
+def test_auxiliaries_and_requests_are_no_names(question: str, entities: list[str]) -> None:
+    assert plan_question(question, ASKED).entities == entities
+
+
 def test_a_plain_question_changes_nothing() -> None:
     plan = plan_question("What is my favourite colour?", ASKED)
     assert plan.empty and not plan.temporal

@@ -49,12 +49,13 @@ _AGGREGATE = re.compile(
     re.IGNORECASE,
 )
 _COUNTED = re.compile(r"\b(how many times|how often|all the|all of the|in total|list)\b", re.IGNORECASE)
-# Capitalized words that are not names: question words, months, days, pronouns.
+# Capitalized words that are not names: question words, auxiliaries, requests, months, days, pronouns.
 _NOT_NAMES = (
     {"what", "when", "where", "which", "who", "whom", "whose", "why", "how", "did", "do", "does", "is"}
     | {"are", "was", "were", "has", "have", "had", "can", "could", "would", "should", "will", "i", "the"}
     | {"a", "an", "in", "on", "at", "my", "me", "we", "our", "you", "your", "he", "she", "they", "it"}
     | {"if", "and", "or", "but", "so", "since", "before", "after", "last", "this", "ok", "okay", "please"}
+    | {"am", "be", "been", "any", "tell", "remind", "list", "give", "show", "describe", "explain"}
     | set(_MONTHS)
     | {d.lower() for d in calendar.day_name}
     | set(_SEASONS)
@@ -106,7 +107,7 @@ def _entities(question: str) -> list[str]:
     """Capitalized words and runs of them, but question words, months and the like; "I" is not one."""
     found: list[str] = []
     for match in _NAME.finditer(question):
-        words = [w for w in match[0].split() if w.lower().strip("'s") not in _NOT_NAMES]
+        words = [w for w in match[0].split() if w.lower().removesuffix("'s") not in _NOT_NAMES]
         name = " ".join(words).removesuffix("'s")
         if name and name not in found:
             found.append(name)
