@@ -6,7 +6,8 @@ fact supersedes the old ones), and one turn of a second user. Debian's chromium 
 finds the user, scrolls the timeline, opens the episode's versions and a fact's audit graph,
 follows the SUPERSEDES chain, runs a recall as of a past time, sees a live consolidation arrive
 after a `remember` sent from here, forgets an interaction, and at a phone's width is signed out
-when its key is revoked. Every step saves a screenshot under a folder the test prints; every
+when its key is revoked. Another user's facts are corrected by hand, across navigations between
+them. Every step saves a screenshot under a folder the test prints; every
 request the page makes must stay on the service's origin.
 """
 
@@ -74,7 +75,10 @@ REMEMBER = """mutation($input: RememberInput!, $now: Boolean) {
     consolidation { action episodeId factIds supersededFactIds consolidatedIds }
   }
 }"""
-FACT = "query($id: ID!) { fact(id: $id) { id text kind } }"
+FACT = "query($id: ID!) { fact(id: $id) { id text kind status } }"
+ADD_FACT = """mutation($user: ID!, $text: String!, $kind: FactKind!) {
+  addFact(userId: $user, text: $text, kind: $kind) { fact { id } }
+}"""
 # The audit graph's node count (a data attribute): more than the fact and its neighbours.
 MANY_NODES = re.compile(r"^(?:[6-9]|[1-9]\d+)$")
 
@@ -475,6 +479,54 @@ def test_a_support_session_in_the_explorer(
     seen.assert_same_origin(service.base)
     seen_small.assert_same_origin(service.base)
     assert any("/ui/assets/cytoscape-" in url for url in seen.requests), seen.requests
+
+
+# Dave: two turns and two facts added by hand, which the next test changes in the explorer.
+DAVE_TURNS = ["Dave moved to a flat with a roof terrace.", "Dave starts a new job on Monday."]
+DAVE_FACTS = ["Dave keeps bees on the roof.", "Dave drinks his coffee black."]
+
+
+def test_changes_by_hand_stay_with_the_fact_on_screen(
+    service: KeyedService, browser: Browser, shots: Shots
+) -> None:
+    """Correct, retract and add in the explorer: a form belongs to the fact on screen, whatever
+    the navigation in between."""
+    for day, text in enumerate(DAVE_TURNS):
+        _remember(service, "dave", text, day, "d1")
+    added = [{"user": "dave", "text": text, "kind": "ATTRIBUTE"} for text in DAVE_FACTS]
+    first, second = (service.post(ADD_FACT, fact)["addFact"]["fact"]["id"] for fact in added)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    seen = Recorder(page)
+    with closing(context), shots.on_failure(page, seen, "changes-failure"):
+        _sign_in(page, service, service.key)
+        page.get_by_role("link", name="dave").click()
+        page.get_by_role("link", name="Facts", exact=True).click()
+
+        # A Correct form opened on one fact does not follow a hash change (or history) to another.
+        page.get_by_test_id("fact-list").get_by_role("link", name=DAVE_FACTS[0]).click()
+        expect(page.get_by_role("heading", name=DAVE_FACTS[0])).to_be_visible(timeout=30_000)
+        page.get_by_role("button", name="Correct…").click()
+        expect(page.get_by_label("Corrected statement")).to_have_value(DAVE_FACTS[0])
+        page.evaluate(f"() => {{ window.location.hash = '#/u/dave/facts/{second}' }}")
+        expect(page.get_by_role("heading", name=DAVE_FACTS[1])).to_be_visible(timeout=30_000)
+        expect(page.get_by_role("form", name="Correct the fact")).to_have_count(0)
+        page.go_back()
+        expect(page.get_by_role("heading", name=DAVE_FACTS[0])).to_be_visible(timeout=30_000)
+        expect(page.get_by_role("form", name="Correct the fact")).to_have_count(0)
+        page.go_forward()
+        expect(page.get_by_role("heading", name=DAVE_FACTS[1])).to_be_visible(timeout=30_000)
+        page.get_by_role("button", name="Correct…").click()
+        expect(page.get_by_label("Corrected statement")).to_have_value(DAVE_FACTS[1])
+        corrected = "Dave drinks his coffee with oat milk."
+        page.get_by_label("Corrected statement").fill(corrected)
+        page.get_by_label("Reason").fill("Dave said so on the phone")
+        page.get_by_role("button", name="Save correction").click()
+        expect(page.get_by_test_id("superseded-by")).to_contain_text(corrected, timeout=30_000)
+        untouched = service.post(FACT, {"id": first})["fact"]
+        assert (untouched["text"], untouched["status"]) == (DAVE_FACTS[0], "ACTIVE"), untouched
+        shots.take(page, "fact-corrected")
+    seen.assert_same_origin(service.base)
 
 
 def test_an_unreachable_store_is_said_so(

@@ -50,7 +50,8 @@ export function Changes({ corrections }: { corrections: Correction[] }) {
   );
 }
 
-/** Correct or retract an active fact; `onDone` re-reads the audit. */
+/** Correct or retract an active fact; `onDone` re-reads the audit. Its draft starts from `text`
+ * once: the caller keys it by the fact's id, so that each fact gets a form of its own. */
 export function FactActions({ id, text, onDone }: { id: string; text: string; onDone: () => void }) {
   const [mode, setMode] = useState<"" | "correct" | "retract">("");
   const [draft, setDraft] = useState(text);

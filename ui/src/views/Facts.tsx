@@ -57,7 +57,9 @@ const KINDS: FactKind[] = ["PREFERENCE", "ATTRIBUTE", "EVENT", "PLAN", "RELATION
 const STATUSES: FactStatus[] = ["ACTIVE", "SUPERSEDED", "RETRACTED"];
 
 export function Facts({ user, id }: { user: string; id?: string }) {
-  return id ? <FactDetail user={user} id={id} /> : <FactList user={user} />;
+  // Keyed by the fact: a navigation to another fact (a link, the hash, history) starts its page
+  // afresh, so that no form left open on one fact stays open on the next.
+  return id ? <FactDetail key={id} user={user} id={id} /> : <FactList user={user} />;
 }
 
 function statusTone(status: FactStatus) {
@@ -181,7 +183,7 @@ function FactDetail({ user, id }: { user: string; id: string }) {
         <Validity from={fact.validFrom} to={fact.validTo} />; cost {audit.promptTokens} prompt +{" "}
         {audit.completionTokens} completion tokens
       </p>
-      {fact.status === "ACTIVE" && <FactActions id={fact.id} text={fact.text} onDone={reread} />}
+      {fact.status === "ACTIVE" && <FactActions key={fact.id} id={fact.id} text={fact.text} onDone={reread} />}
 
       <h3>Preference shift</h3>
       <ol className="shift" data-testid="fact-history">
