@@ -489,8 +489,8 @@ DAVE_FACTS = ["Dave keeps bees on the roof.", "Dave drinks his coffee black."]
 def test_changes_by_hand_stay_with_the_fact_on_screen(
     service: KeyedService, browser: Browser, shots: Shots
 ) -> None:
-    """Correct, retract and add in the explorer: a form belongs to the fact on screen, whatever
-    the navigation in between."""
+    """Correct, retract, add and forget in the explorer: a form belongs to the fact on screen,
+    whatever the navigation in between, and the user's header counts each change at once."""
     for day, text in enumerate(DAVE_TURNS):
         _remember(service, "dave", text, day, "d1")
     added = [{"user": "dave", "text": text, "kind": "ATTRIBUTE"} for text in DAVE_FACTS]
@@ -502,6 +502,11 @@ def test_changes_by_hand_stay_with_the_fact_on_screen(
         _sign_in(page, service, service.key)
         page.get_by_role("link", name="dave").click()
         page.get_by_role("link", name="Facts", exact=True).click()
+        stats = page.get_by_test_id("user-stats")
+        facts_shown = stats.locator("div", has=page.get_by_text("Facts", exact=True)).locator("dd")
+        turns_shown = stats.locator("div", has=page.get_by_text("Interactions", exact=True)).locator("dd")
+        expect(facts_shown).to_have_text("2 +0 superseded, 0 retracted", timeout=30_000)
+        expect(turns_shown).to_have_text(str(len(DAVE_TURNS)))
 
         # A Correct form opened on one fact does not follow a hash change (or history) to another.
         page.get_by_test_id("fact-list").get_by_role("link", name=DAVE_FACTS[0]).click()
@@ -525,7 +530,36 @@ def test_changes_by_hand_stay_with_the_fact_on_screen(
         expect(page.get_by_test_id("superseded-by")).to_contain_text(corrected, timeout=30_000)
         untouched = service.post(FACT, {"id": first})["fact"]
         assert (untouched["text"], untouched["status"]) == (DAVE_FACTS[0], "ACTIVE"), untouched
+        # The header counts each change as it is made (no live event announces one).
+        expect(facts_shown).to_have_text("2 +1 superseded, 0 retracted", timeout=30_000)
         shots.take(page, "fact-corrected")
+
+        page.evaluate(f"() => {{ window.location.hash = '#/u/dave/facts/{first}' }}")
+        expect(page.get_by_role("heading", name=DAVE_FACTS[0])).to_be_visible(timeout=30_000)
+        page.get_by_role("button", name="Retract…").click()
+        page.get_by_label("Reason").fill("Dave sold the hives")
+        page.get_by_role("button", name="Retract", exact=True).click()
+        expect(page.get_by_test_id("fact-corrections")).to_contain_text("Retracted", timeout=30_000)
+        expect(facts_shown).to_have_text("1 +1 superseded, 1 retracted", timeout=30_000)
+        shots.take(page, "fact-retracted")
+
+        page.get_by_role("link", name="← All facts").click()
+        page.get_by_role("button", name="Add a fact…").click()
+        page.get_by_label("Statement").fill("Dave grows tomatoes on the terrace.")
+        page.get_by_role("button", name="Add", exact=True).click()
+        expect(page.get_by_test_id("fact-list")).to_contain_text("tomatoes", timeout=30_000)
+        expect(facts_shown).to_have_text("2 +1 superseded, 1 retracted", timeout=30_000)
+
+        page.get_by_role("link", name="Timeline", exact=True).click()
+        page.get_by_test_id("interaction").filter(has_text=DAVE_TURNS[1]).get_by_role(
+            "button", name="Forget"
+        ).click()
+        expect(page.get_by_test_id("forget-preview")).to_contain_text("Interactions (1)", timeout=30_000)
+        page.get_by_role("button", name="Forget for good").click()
+        expect(page.get_by_role("dialog")).to_have_count(0, timeout=30_000)
+        expect(page.get_by_test_id("interaction")).to_have_count(len(DAVE_TURNS) - 1, timeout=30_000)
+        expect(turns_shown).to_have_text(str(len(DAVE_TURNS) - 1), timeout=30_000)
+        shots.take(page, "changes-counted")
     seen.assert_same_origin(service.base)
 
 

@@ -24,6 +24,10 @@ const ADD = graphql(`
   }
 `);
 
+// A change by hand alters the user's counts too: re-read every query that shows them (the header
+// and the user list), besides those that hold the changed facts.
+const RECOUNT = { additionalTypenames: ["UserStats"] };
+
 export type Correction = { id: string; op: string; trigger: string; reason?: string | null; by?: string | null; at: string };
 
 const CHANGE_WORDS: Record<string, string> = { correction: "Corrected", retraction: "Retracted", manual: "Added by hand" };
@@ -60,7 +64,7 @@ export function FactActions({ id, text, onDone }: { id: string; text: string; on
   const [retracted, retract] = useMutation(RETRACT);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const done = mode === "correct" ? await correct({ id, text: draft, reason }) : await retract({ id, reason });
+    const done = mode === "correct" ? await correct({ id, text: draft, reason }, RECOUNT) : await retract({ id, reason }, RECOUNT);
     if (!done.error) {
       setMode("");
       onDone();
@@ -106,7 +110,7 @@ export function AddFact({ user, kinds, onDone }: { user: string; kinds: FactKind
   const [added, add] = useMutation(ADD);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const done = await add({ user, text, kind });
+    const done = await add({ user, text, kind }, RECOUNT);
     if (!done.error) {
       setText("");
       setOpen(false);

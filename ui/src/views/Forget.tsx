@@ -145,7 +145,7 @@ function InteractionPreview({ id, onCancel, onDone }: Steps & { id: string }) {
   const [result, forget] = useMutation(FORGET_INTERACTION);
   const preview = state.data?.forgetInteractionPreview;
   const erase = async () => {
-    const done = await forget({ id }, { additionalTypenames: ["Interaction", "Episode", "Fact"] });
+    const done = await forget({ id }, { additionalTypenames: ["Interaction", "Episode", "Fact", "UserStats"] });
     if (done.data?.forgetInteraction) onDone();
   };
   return (
