@@ -541,6 +541,12 @@ def test_changes_by_hand_stay_with_the_fact_on_screen(
         page.get_by_role("button", name="Retract", exact=True).click()
         expect(page.get_by_test_id("fact-corrections")).to_contain_text("Retracted", timeout=30_000)
         expect(facts_shown).to_have_text("1 +1 superseded, 1 retracted", timeout=30_000)
+        # A retracted fact was not replaced, but it does not hold either: its page says so.
+        not_replaced = page.get_by_test_id("superseded-by")
+        expect(not_replaced).to_contain_text("retracted")
+        expect(not_replaced).to_contain_text("“Dave sold the hives”")
+        expect(not_replaced).not_to_contain_text("still holds")
+        not_replaced.scroll_into_view_if_needed()
         shots.take(page, "fact-retracted")
 
         page.get_by_role("link", name="← All facts").click()

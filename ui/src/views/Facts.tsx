@@ -1,6 +1,6 @@
 // Facts by kind and status; one fact's audit (drawn as a provenance graph and listed as links)
 // and the preference-shift timeline of its supersession chain.
-import { lazy, Suspense, useState } from "react";
+import { lazy, type ReactNode, Suspense, useState } from "react";
 import { Badge, Empty, ErrorBox, Loading, shortId, Time, Validity } from "../common";
 import { graphql } from "../gql";
 import type { FactDetailQuery, FactKind, FactStatus } from "../gql/graphql";
@@ -148,11 +148,11 @@ function FactPage({ slot, user, status, kind, onMore }: FactPageProps) {
 type Supersession = Audit["supersedes"][number];
 
 /** One side of the fact's SUPERSEDES chain: the facts it replaced, or those that replaced it. */
-function Supersessions({ title, none, testId, user, changes }: { title: string; none: string; testId: string; user: string; changes: Supersession[] }) {
+function Supersessions({ title, none, testId, user, changes }: { title: string; none: ReactNode; testId: string; user: string; changes: Supersession[] }) {
   return (
     <>
       <h3>{title}</h3>
-      {changes.length === 0 ? <p className="muted">{none}</p> : (
+      {changes.length === 0 ? <p className="muted" data-testid={testId}>{none}</p> : (
         <ul data-testid={testId}>
           {changes.map((change) => (
             <li key={change.fact.id}>
@@ -161,6 +161,23 @@ function Supersessions({ title, none, testId, user, changes }: { title: string; 
           ))}
         </ul>
       )}
+    </>
+  );
+}
+
+type Shown = NonNullable<FactDetailQuery["fact"]>;
+
+/** Why no fact replaced this one: it still holds, it was retracted (when, by whom, why: its
+ * latest retraction run), or it no longer holds for another reason. */
+function NotReplaced({ fact }: { fact: Shown }) {
+  if (fact.status === "ACTIVE") return <>Nothing: it still holds.</>;
+  if (fact.status === "SUPERSEDED") return <>Nothing that remains: it no longer holds.</>;
+  const retraction = fact.audit.corrections.filter((run) => run.trigger === "retraction").at(-1);
+  if (!retraction) return <>Nothing: it was retracted (<Time at={fact.validTo} />) and no longer holds.</>;
+  return (
+    <>
+      Nothing: it was retracted <Time at={retraction.at} /> by <span className="who">{retraction.by}</span>
+      {retraction.reason && <> (“{retraction.reason}”)</>} and no longer holds.
     </>
   );
 }
@@ -206,7 +223,7 @@ function FactDetail({ user, id }: { user: string; id: string }) {
       <div className="audit-lists">
         <div>
           <Supersessions title="Replaced (supersedes)" none="Nothing: it is the first of its chain." testId="supersedes" user={user} changes={audit.supersedes} />
-          <Supersessions title="Replaced by" none="Nothing: it still holds." testId="superseded-by" user={user} changes={audit.supersededBy} />
+          <Supersessions title="Replaced by" none={<NotReplaced fact={fact} />} testId="superseded-by" user={user} changes={audit.supersededBy} />
           <Changes corrections={audit.corrections} />
         </div>
         <div>
