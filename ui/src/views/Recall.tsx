@@ -28,22 +28,39 @@ type Asked = {
   budget: { subconscious: number; episodic: number; semantic: number; tokens: number | null };
 };
 
-// datetime-local has no zone: the fields are labelled UTC, so read them as UTC.
-const utc = (value: string) => (value ? new Date(`${value}:00Z`).toISOString() : null);
+// A datetime-local value ("2024-03-01T09:00", seconds optional). The field takes years past 9999
+// too ("10000-01-01T00:00"), which no DateTime of the API can hold.
+const LOCAL = /^(\d{4})-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?$/;
 
-function asked(form: Form): Asked {
+/** A field's value as an ISO instant: null when empty, undefined when it is no time the API takes.
+ * The field has no zone and is labelled UTC, so it is read as UTC. */
+function utc(value: string): string | null | undefined {
+  if (!value) return null;
+  const match = LOCAL.exec(value);
+  if (!match || Number(match[1]) < 1) return undefined;
+  const at = new Date(`${value.length === 16 ? `${value}:00` : value}Z`);
+  return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
+}
+
+/** What to ask, or what is wrong with the form (shown in place of a result). */
+function asked(form: Form): Asked | { problem: string } {
+  const asOf = utc(form.asOf);
+  const askedAt = utc(form.askedAt);
+  const wrong = [asOf === undefined && "As of (UTC)", askedAt === undefined && "Asked on (UTC)"].filter(Boolean);
+  if (wrong.length > 0) return { problem: `${wrong.join(" and ")}: not a date and time memory can read (years 0001 to 9999).` };
   const tokens = form.tokens.trim() ? Number(form.tokens) : null;
   return {
     query: form.query,
-    asOf: utc(form.asOf),
-    askedAt: utc(form.askedAt),
+    asOf: asOf ?? null,
+    askedAt: askedAt ?? null,
     budget: { subconscious: form.subconscious, episodic: form.episodic, semantic: form.semantic, tokens },
   };
 }
 
 export function RecallPlayground({ user }: { user: string }) {
   const [form, setForm] = useState<Form>({ query: "", asOf: "", askedAt: "", subconscious: 10, episodic: 5, semantic: 10, tokens: "400" });
-  const [request, setRequest] = useState<Asked | null>(null);
+  // The last request, or what was wrong with the form when Recall was pressed (no stale result stays).
+  const [request, setRequest] = useState<Asked | { problem: string } | null>(null);
   const set = (patch: Partial<Form>) => setForm((current) => ({ ...current, ...patch }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -80,7 +97,15 @@ export function RecallPlayground({ user }: { user: string }) {
         </fieldset>
         <button type="submit">Recall</button>
       </form>
-      {request ? <RecallResult user={user} request={request} /> : <Empty>Ask something to see what memory would hand a model.</Empty>}
+      {request === null ? (
+        <Empty>Ask something to see what memory would hand a model.</Empty>
+      ) : "problem" in request ? (
+        <div className="error" role="alert" data-testid="recall-problem">
+          <strong>Invalid input</strong> {request.problem}
+        </div>
+      ) : (
+        <RecallResult user={user} request={request} />
+      )}
     </section>
   );
 }
