@@ -157,6 +157,7 @@ class Recorder:
         self.sockets: list[WebSocket] = []
         self.sent: list[str] = []
         self.problems: list[str] = []
+        self.errors: list[str] = []  # the console's other errors (a refused key's 401 is one)
         page.on("request", lambda request: self.requests.append(request.url))
         page.on("websocket", self._socket)
         page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
@@ -169,6 +170,17 @@ class Recorder:
     def _console(self, message: ConsoleMessage) -> None:
         if "Content Security Policy" in message.text or "Refused to" in message.text:
             self.problems.append(f"console: {message.text}")
+        elif message.type == "error":
+            self.errors.append(f"{message.text} ({message.location.get('url')})")
+
+    def assert_quiet(self, base: str, *provoked: int) -> None:
+        """No error in the console but the answers of `base`'s /graphql with a `provoked` status (a
+        key refused on purpose, a store that is away): no missing file (a favicon), no exception."""
+        expected = tuple(f"status of {status} " for status in provoked)
+        other = [
+            e for e in self.errors if not (e.endswith(f"({base}/graphql)") and any(s in e for s in expected))
+        ]
+        assert other == [], f"console errors: {other}"
 
     def assert_same_origin(self, base: str) -> None:
         origin = urlsplit(base).netloc
@@ -318,6 +330,7 @@ def test_the_timeline_reads_in_time_order_and_hits_by_their_score(
         assert len(set(ranked)) > 1, ranked  # a real ranking, not one score for all
         shots.take(page, "recall-ranked")
     seen.assert_same_origin(service.base)
+    seen.assert_quiet(service.base)
 
 
 def test_a_support_session_in_the_explorer(
@@ -491,6 +504,8 @@ def test_a_support_session_in_the_explorer(
 
     seen.assert_same_origin(service.base)
     seen_small.assert_same_origin(service.base)
+    seen.assert_quiet(service.base, 401)  # the wrong key
+    seen_small.assert_quiet(service.base, 401)  # the revoked key
     assert any("/ui/assets/cytoscape-" in url for url in seen.requests), seen.requests
 
 
@@ -597,6 +612,7 @@ def test_changes_by_hand_stay_with_the_fact_on_screen(
         expect(page.get_by_test_id("recall-result")).to_be_visible(timeout=30_000)
         expect(page.get_by_role("alert")).to_have_count(0)
     seen.assert_same_origin(service.base)
+    seen.assert_quiet(service.base)
 
 
 def test_an_unreachable_store_is_said_so(
@@ -620,3 +636,4 @@ def test_an_unreachable_store_is_said_so(
         expect(page.get_by_role("alert")).not_to_contain_text("refused")
         shots.take(page, "store-unavailable")
         seen.assert_same_origin(base)
+        seen.assert_quiet(base, 503)
