@@ -81,6 +81,7 @@ ADD_FACT = """mutation($user: ID!, $text: String!, $kind: FactKind!) {
 }"""
 # The audit graph's node count (a data attribute): more than the fact and its neighbours.
 MANY_NODES = re.compile(r"^(?:[6-9]|[1-9]\d+)$")
+PHONE = 375  # a small phone's width, in CSS pixels
 
 
 @dataclass(frozen=True)
@@ -238,6 +239,18 @@ def _set_input(field: Locator, value: str) -> None:
         value,
     )
     expect(field).to_have_value(value)
+
+
+def _assert_open_tab_shown(page: Page) -> None:
+    """The open view's tab is whole within the row of tabs and the page (not cut off by either)."""
+    tabs = page.get_by_role("navigation", name="User views")
+    row, tab = tabs.bounding_box(), tabs.locator("[aria-current=page]").bounding_box()
+    assert row and tab, "no tabs shown"
+    width = page.viewport_size["width"] if page.viewport_size else PHONE
+    inside = (
+        row["x"] - 0.5 <= tab["x"] and tab["x"] + tab["width"] <= min(row["x"] + row["width"], width) + 0.5
+    )
+    assert inside, f"the open tab {tab} is cut off by its row {row} or the page's width {width}"
 
 
 def _scroll_to_end(page: Page) -> None:
@@ -474,11 +487,12 @@ def test_a_support_session_in_the_explorer(
         expect(page.get_by_role("link", name="alice", exact=True)).to_be_visible(timeout=30_000)
         expect(page.get_by_role("link", name="bob", exact=True)).to_have_count(0)
 
-    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone = browser.new_context(viewport={"width": PHONE, "height": 844}, is_mobile=True)
     small = phone.new_page()
     seen_small = Recorder(small)
     with closing(phone), shots.on_failure(small, seen_small, "failure-phone"):
-        # A phone's width: no sideways scrolling; a revoked key sends the tab back to sign-in.
+        # A phone's width: no sideways scrolling, the open view's tab in sight; a revoked key sends
+        # the tab back to sign-in.
         second = service.keys("create", "--tenant", service.tenant, "--name", "phone", "--json")
         _sign_in(small, service, str(second["key"]))
         small.get_by_role("link", name="alice").click()
@@ -487,12 +501,14 @@ def test_a_support_session_in_the_explorer(
         expect(small.get_by_test_id("audit-graph")).to_have_attribute(
             "data-nodes", MANY_NODES, timeout=30_000
         )
-        assert small.evaluate("() => document.documentElement.scrollWidth") <= 390
+        assert small.evaluate("() => document.documentElement.scrollWidth") <= PHONE
+        _assert_open_tab_shown(small)
         shots.take(small, "phone-fact")
         for view, shown in (("timeline", NOTES[1]), ("recall", "Recall playground")):
             small.evaluate(f"() => {{ window.location.hash = '#/u/alice/{view}' }}")
             expect(small.get_by_text(shown).first).to_be_visible(timeout=30_000)
-            assert small.evaluate("() => document.documentElement.scrollWidth") <= 390, view
+            assert small.evaluate("() => document.documentElement.scrollWidth") <= PHONE, view
+            _assert_open_tab_shown(small)
         service.keys("revoke", str(second["id"]))
         # The next read is refused (or the server closes the subscription's socket first): either
         # way the tab is signed out. A hash change asks for the users whichever page shows.
