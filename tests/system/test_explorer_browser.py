@@ -555,6 +555,9 @@ def test_changes_by_hand_stay_with_the_fact_on_screen(
         # A Correct form opened on one fact does not follow a hash change (or history) to another.
         page.get_by_test_id("fact-list").get_by_role("link", name=DAVE_FACTS[0]).click()
         expect(page.get_by_role("heading", name=DAVE_FACTS[0])).to_be_visible(timeout=30_000)
+        # A fact added by hand rests on no episode and no turn: its lists say so.
+        expect(page.get_by_test_id("derived-from")).to_have_text("none")
+        expect(page.get_by_test_id("stated-in")).to_have_text("none")
         page.get_by_role("button", name="Correct…").click()
         expect(page.get_by_label("Corrected statement")).to_have_value(DAVE_FACTS[0])
         page.evaluate(f"() => {{ window.location.hash = '#/u/dave/facts/{second}' }}")

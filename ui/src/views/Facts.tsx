@@ -1,7 +1,7 @@
 // Facts by kind and status; one fact's audit (drawn as a provenance graph and listed as links)
 // and the preference-shift timeline of its supersession chain.
 import { lazy, type ReactNode, Suspense, useState } from "react";
-import { Badge, Empty, ErrorBox, Loading, shortId, Time, Validity } from "../common";
+import { Badge, count, Empty, ErrorBox, Loading, shortId, Time, Validity } from "../common";
 import { graphql } from "../gql";
 import type { FactDetailQuery, FactKind, FactStatus } from "../gql/graphql";
 import { useLiveQuery } from "../live";
@@ -228,24 +228,28 @@ function FactDetail({ user, id }: { user: string; id: string }) {
         </div>
         <div>
           <h3>Derived from</h3>
-          <ul>
-            {audit.episodes.map(({ episode, sources }) => (
-              <li key={episode.id}>
-                <a href={href({ view: "episodes", user, id: episode.id })}>
-                  “{episode.title}” v{episode.version}
-                </a>{" "}
-                from {sources.length} turns
-              </li>
-            ))}
-          </ul>
+          {audit.episodes.length === 0 ? <p className="muted" data-testid="derived-from">none</p> : (
+            <ul data-testid="derived-from">
+              {audit.episodes.map(({ episode, sources }) => (
+                <li key={episode.id}>
+                  <a href={href({ view: "episodes", user, id: episode.id })}>
+                    “{episode.title}” v{episode.version}
+                  </a>{" "}
+                  from {count(sources.length, "turn")}
+                </li>
+              ))}
+            </ul>
+          )}
           <h3>Stated in</h3>
-          <ul>
-            {audit.interactions.map((turn) => (
-              <li key={turn.id}>
-                #{turn.seq} “{turn.text}”
-              </li>
-            ))}
-          </ul>
+          {audit.interactions.length === 0 ? <p className="muted" data-testid="stated-in">none</p> : (
+            <ul data-testid="stated-in">
+              {audit.interactions.map((turn) => (
+                <li key={turn.id}>
+                  #{turn.seq} “{turn.text}”
+                </li>
+              ))}
+            </ul>
+          )}
           <h3>Runs</h3>
           <ul>
             {audit.runs.map((run) => (
