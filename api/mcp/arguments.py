@@ -6,12 +6,14 @@ the same errors as in GraphQL, worded with the tool's argument name.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from api.context import Context
 from api.errors import not_found
+from api.schema.scalars import parse_value
 from consolidation.types import Unit
 from consolidation.writing.checks import CheckedBatch, check_batch
 from graph import models
@@ -21,6 +23,9 @@ from graph.vocabulary import MAX_CONTEXT_TOKENS
 UserId = Annotated[
     str, Field(description="The user whose memory this is: your own id for them, private to your tenant.")
 ]
+# A time as GraphQL's DateTime reads it (api/schema/scalars.py): ISO 8601 text with an offset,
+# converted to UTC; a naive time is refused.
+Moment = Annotated[datetime, BeforeValidator(parse_value)]
 Tokens = Annotated[
     int, Field(ge=1, le=MAX_CONTEXT_TOKENS, description="Token budget (o200k) of the assembled context.")
 ]

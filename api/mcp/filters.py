@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from api.mcp.arguments import Moment
 from consolidation.types import MetadataCondition, RecallFilters
 from graph.errors import InvalidInput
 from graph.vocabulary import FactKindName
@@ -41,10 +41,10 @@ class MemoryFilter(BaseModel):
     speakers: list[str] | None = Field(default=None, description="Any of these speakers.")
     metadata: list[MetadataMatch] | None = Field(default=None, description="Each must hold.")
     kinds: list[FactKindName] | None = Field(default=None, description="Facts of these kinds only.")
-    occurred_after: datetime | None = Field(default=None, description="From this time on (inclusive).")
-    occurred_before: datetime | None = Field(default=None, description="Before this time.")
-    valid_from_after: datetime | None = Field(default=None, description="Facts valid from this time on.")
-    valid_from_before: datetime | None = Field(default=None, description="Facts valid from before it.")
+    occurred_after: Moment | None = Field(default=None, description="From this time on (inclusive).")
+    occurred_before: Moment | None = Field(default=None, description="Before this time.")
+    valid_from_after: Moment | None = Field(default=None, description="Facts valid from this time on.")
+    valid_from_before: Moment | None = Field(default=None, description="Facts valid from before it.")
 
     def to_filters(self) -> RecallFilters:
         def listed(values: list[str] | None) -> tuple[str, ...] | None:

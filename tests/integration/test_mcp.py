@@ -258,6 +258,28 @@ async def test_remember_scoped_turns_and_recall_them_by_filter(live: str, key: s
         assert (await call(mcp, "user_stats", user_id="dan"))["interactions"] == 3
 
 
+async def test_a_filter_time_with_an_offset_is_the_instant_it_names(live: str, key: str) -> None:
+    """A window's bounds are instants: 14:00+05:00 is 09:00Z, whatever the offset it is written in
+    (the start is inside the window, the end outside), as in GraphQL."""
+    async with connect(live, key) as mcp:
+        turn = await call(
+            mcp, "remember", user_id="fay", text="The kiln reached cone six.",
+            occurred_at="2023-06-01T09:00:00Z",
+        )  # fmt: skip
+        for same in (
+            "2023-06-01T09:00:00Z", "2023-06-01T14:00:00+05:00", "2023-06-01T14:30:00+05:30",
+            "2023-06-01T10:00:00+01:00", "2023-06-01T04:00:00-05:00",
+        ):  # fmt: skip
+            inside = await call(
+                mcp, "recall", user_id="fay", query="kiln", layers=True, filter={"occurred_after": same}
+            )
+            assert [h["id"] for h in inside["layers"]["subconscious"]] == [turn["interaction_id"]], same
+            outside = await call(
+                mcp, "recall", user_id="fay", query="kiln", layers=True, filter={"occurred_before": same}
+            )
+            assert outside["layers"]["subconscious"] == [], same
+
+
 async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
     db: Database, live: str, key: str
 ) -> None:
