@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from mcp.server.mcpserver import Context as ToolContext
 from pydantic import Field
 
-from api.mcp.arguments import Tokens, UserId, require_user
+from api.mcp.arguments import Moment, Tokens, UserId, require_user
 from api.mcp.caller import context_of
 from api.mcp.filters import FilterArgument, filters_of
 from api.mcp.rendering import answered, recalled
@@ -30,7 +29,7 @@ async def recall(
         Field(ge=0, description="Leave out items ranked below this fused rank score (at most 2/61)."),
     ] = None,
     asked_at: Annotated[
-        datetime | None,
+        Moment | None,
         Field(description="When the question is asked (default now): 'last week' resolves against it."),
     ] = None,
 ) -> Recalled:
@@ -62,7 +61,7 @@ async def answer(
     ] = None,
     filter: FilterArgument = None,
     asked_at: Annotated[
-        datetime | None,
+        Moment | None,
         Field(description="When the question is asked (default now): 'last week' resolves against it."),
     ] = None,
 ) -> Answered:

@@ -302,12 +302,23 @@ async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
             "bad type": await error(mcp, "recall", user_id="carol", query="hello", tokens="many"),
             "empty query": await error(mcp, "recall", user_id="carol", query=""),
             "empty fact id": await error(mcp, "audit_fact", fact_id=""),
+            "naive asked_at": await error(
+                mcp, "recall", user_id="carol", query="hello", asked_at="2023-06-14T12:00:00"
+            ),
+            "a day as asked_at": await error(
+                mcp, "recall", user_id="carol", query="hello", asked_at="2023-06-14"
+            ),
+            "naive answer asked_at": await error(
+                mcp, "answer", user_id="carol", question="hello?", asked_at="2023-06-14T12:00:00"
+            ),
         }
         for case, message in refused.items():
             assert message.startswith("BAD_USER_INPUT: "), (case, message)
             assert "Error executing tool" not in message and "Traceback" not in message, (case, message)
         assert "occurred_at" in refused["naive time"] and "timezone" in refused["naive time"]
         assert "text" in refused["missing text"]
+        for case in ("naive asked_at", "a day as asked_at", "naive answer asked_at"):
+            assert "asked_at" in refused[case] and "needs a timezone offset" in refused[case], refused[case]
         assert "tokens" in refused["zero tokens"]
         assert refused["blank user"] == "BAD_USER_INPUT: user_id must not be empty"
         assert refused["huge text"] == (
