@@ -540,13 +540,13 @@ class RecallFilter(TypedDict):
     # Facts of any of these kinds (other layers are not narrowed).
     kinds: NotRequired[list[FactKind] | None]
     # From this time on: an interaction's occurredAt, an episode's span, a fact's validFrom.
-    occurredAfter: NotRequired[str | None]
+    occurredAfter: NotRequired[str | datetime | None]
     # Before this time.
-    occurredBefore: NotRequired[str | None]
+    occurredBefore: NotRequired[str | datetime | None]
     # Facts valid from this time on (other layers are not narrowed).
-    validFromAfter: NotRequired[str | None]
+    validFromAfter: NotRequired[str | datetime | None]
     # Facts valid from before this time.
-    validFromBefore: NotRequired[str | None]
+    validFromBefore: NotRequired[str | datetime | None]
 
 
 class RememberInput(TypedDict):
@@ -557,7 +557,7 @@ class RememberInput(TypedDict):
     # Who said it.
     speaker: NotRequired[str]
     # When it was said (default: now).
-    occurredAt: NotRequired[str | None]
+    occurredAt: NotRequired[str | datetime | None]
     # The caller's session id.
     sessionId: NotRequired[str | None]
     # The caller's id for it; resending the same one stores nothing new.
@@ -580,7 +580,7 @@ class UnitInput(TypedDict):
     # Who said it.
     speaker: NotRequired[str]
     # When it was said (default: now).
-    occurredAt: NotRequired[str | None]
+    occurredAt: NotRequired[str | datetime | None]
     # The caller's session id.
     sessionId: NotRequired[str | None]
     # The caller's id for it; resending the same one stores nothing new.
@@ -615,7 +615,7 @@ class AddFactVariables(TypedDict):
     userId: str
     text: str
     kind: FactKind
-    validFrom: NotRequired[str | None]
+    validFrom: NotRequired[str | datetime | None]
 
 
 class ForgetInteractionVariables(TypedDict):
@@ -636,12 +636,12 @@ class RecallVariables(TypedDict):
     userId: str
     query: str
     budget: NotRequired[BudgetInput | None]
-    asOf: NotRequired[str | None]
+    asOf: NotRequired[str | datetime | None]
     includeConsolidated: NotRequired[bool | None]
     lexical: NotRequired[bool]
     filter: NotRequired[RecallFilter | None]
     minScore: NotRequired[float | None]
-    askedAt: NotRequired[str | None]
+    askedAt: NotRequired[str | datetime | None]
 
 
 class AnswerVariables(TypedDict):
@@ -650,10 +650,10 @@ class AnswerVariables(TypedDict):
     userId: str
     question: str
     budget: NotRequired[BudgetInput | None]
-    asOf: NotRequired[str | None]
+    asOf: NotRequired[str | datetime | None]
     filter: NotRequired[RecallFilter | None]
     minScore: NotRequired[float | None]
-    askedAt: NotRequired[str | None]
+    askedAt: NotRequired[str | datetime | None]
 
 
 class AuditVariables(TypedDict):

@@ -7,14 +7,16 @@ retry resends byte-identical variables (the same source_ref above all). Nothing 
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar, get_args
 
 from recmem_client import generated, parsers
 from recmem_client.document import Document
+from recmem_client.errors import BadUserInput
 from recmem_client.generated import (
     Answer,
     BeliefChanged,
@@ -63,8 +65,14 @@ class Kind(Generic[V, T]):
         return self.document.mutation
 
     def __call__(self, variables: V) -> Operation[T]:
-        """This operation with `variables`, less the unset ones so the service's defaults apply."""
-        return Operation(self, {k: v for k, v in variables.items() if v is not None})
+        """This operation with `variables`, less the unset ones so the service's defaults apply.
+        Raises BadUserInput, sending nothing, for a value JSON cannot carry (NaN, a set, ...)."""
+        sent = {k: v for k, v in variables.items() if v is not None}
+        try:
+            json.dumps(sent, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise BadUserInput(f"{self.name}: an argument cannot be sent as JSON: {error}") from None
+        return Operation(self, sent)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +113,24 @@ def new_source_ref() -> str:
     return f"{GENERATED_REF_PREFIX}{uuid.uuid4()}"
 
 
-def _time(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
+def _time(value: datetime | str | None) -> str | None:
+    """A time as the service reads it: ISO 8601 text (a naive one is refused there)."""
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+# A RecallFilter's times, which may be given as datetimes.
+FilterTime = Literal["occurredAfter", "occurredBefore", "validFromAfter", "validFromBefore"]
+FILTER_TIMES: tuple[FilterTime, ...] = get_args(FilterTime)
+
+
+def _filter(given: RecallFilter | None) -> RecallFilter | None:
+    if given is None:
+        return None
+    sent = given.copy()
+    for name in FILTER_TIMES:
+        if name in sent:
+            sent[name] = _time(sent[name])
+    return sent
 
 
 def _unit(unit: Unit) -> UnitInput:
@@ -193,7 +217,7 @@ def recall(
             "asOf": _time(as_of),
             "includeConsolidated": include_consolidated,
             "lexical": lexical,
-            "filter": filter,
+            "filter": _filter(filter),
             "minScore": min_score,
             "askedAt": _time(asked_at),
         }
@@ -219,7 +243,7 @@ def answer(
             "question": question,
             "budget": budget,
             "asOf": _time(as_of),
-            "filter": filter,
+            "filter": _filter(filter),
             "minScore": min_score,
             "askedAt": _time(asked_at),
         }

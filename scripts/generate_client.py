@@ -73,8 +73,9 @@ SCALARS = {
     "JSON": "Any",
 }
 
-# What a variable of each scalar is sent as (a time as ISO 8601 text).
-INPUT_SCALARS = {**SCALARS, "DateTime": "str"}
+# What an input of each scalar takes: a time as ISO 8601 text or an aware datetime, which
+# recmem_client/operations.py sends as that text.
+INPUT_SCALARS = {**SCALARS, "DateTime": "str | datetime"}
 
 HEADER = f'''"""The client's wire types and operations, GENERATED from api/schema.graphql and
 recmem_client/graphql/*.graphql by scripts/generate_client.py: do not edit. Regenerate with
@@ -408,13 +409,13 @@ def generate(sdl: str, documents: Mapping[str, str]) -> str:
         raise GenerationError(f"two generated types share a name: {sorted(names)}")
 
     annotations = " ".join(f.annotation for r in generator.records.values() for f in r.fields)
+    typed_inputs = " ".join(key.annotation for typed in inputs for key in typed.keys)
     imports = ["from dataclasses import dataclass"]
-    if re.search(r"\bdatetime\b", annotations):
+    if re.search(r"\bdatetime\b", annotations + typed_inputs):
         imports.append("from datetime import datetime")
     if generator.enums:
         imports.append("from enum import StrEnum")
     optional = any(not key.required for typed in inputs for key in typed.keys)
-    typed_inputs = " ".join(key.annotation for typed in inputs for key in typed.keys)
     uses_any = re.search(r"\bAny\b", annotations + typed_inputs) is not None
     names_typing = ("Any, " if uses_any else "") + ("NotRequired, " if optional else "")
     imports.append(f"from typing import {names_typing}TypedDict")

@@ -652,3 +652,14 @@ async def test_scopes_and_filters_end_to_end(open_client: Opener, live: str, ten
             await memory.remember("erin", "Bad.", metadata={"deep": {"a": 1}})
         with pytest.raises(BadUserInput):
             await memory.recall("erin", "tea", filter={"agentIds": []})
+        # A filter's times may be datetimes, as asked_at is; a naive one is refused, as there.
+        later = await memory.recall("erin", "tea bicycle dentist", filter={"occurredAfter": _day(1)})
+        assert sorted(h.interaction.text for h in later.subconscious) == sorted(notes[1:])
+        with pytest.raises(BadUserInput, match="timezone"):
+            await memory.recall("erin", "tea", filter={"occurredAfter": datetime(2024, 5, 2)})
+        # A value JSON cannot carry is the caller's bad input, and nothing is sent.
+        with pytest.raises(BadUserInput, match="JSON"):
+            await memory.remember("erin", "Bad.", metadata={"a": float("nan")})
+        with pytest.raises(BadUserInput, match="JSON"):
+            await memory.recall("erin", "tea", filter={"metadata": [{"key": "a", "equals": {1, 2}}]})
+        assert (await memory.recall("erin", "Bad")).subconscious[0].interaction.text != "Bad."
