@@ -39,7 +39,7 @@ def check_batch(
     owner: Owner, units: Sequence[Unit], max_text_bytes: int, *, label: str = FIELD_LABEL
 ) -> CheckedBatch:
     """Raises InvalidInput for an invalid owner, an empty batch, an empty or oversize text, or a
-    blank speaker, source ref or agent id (or one that is not valid Unicode), or a
+    blank speaker, source ref, agent id or session id (or one that is not valid Unicode), or a
     metadata map that breaks a rule of graph/scopes.py."""
     require_owner(owner.tenant, owner.user_id)
     if not units:
@@ -51,6 +51,8 @@ def check_batch(
             require_name(label.format(index=index, field="source_ref"), unit.source_ref)
         if unit.agent_id is not None:
             require_name(label.format(index=index, field="agent_id"), unit.agent_id)
+        if unit.session_id is not None:
+            require_name(label.format(index=index, field="session_id"), unit.session_id)
         if unit.metadata is not None and (problem := metadata_problem(unit.metadata)) is not None:
             raise InvalidInput(f"{label.format(index=index, field='metadata')}: {problem}")
     return CheckedBatch(owner, tuple(units), max_text_bytes)

@@ -295,6 +295,7 @@ async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
             ),
             "not a time": await error(mcp, "remember", user_id="carol", text="Hi.", occurred_at="yesterday"),
             "blank user": await error(mcp, "remember", user_id="  ", text="Hi."),
+            "blank session": await error(mcp, "remember", user_id="carol", text="Hi.", session_id=""),
             "long user": await error(mcp, "remember", user_id="u" * 300, text="Hi."),
             "missing text": await error(mcp, "remember", user_id="carol"),
             "zero tokens": await error(mcp, "recall", user_id="carol", query="hello", tokens=0),
@@ -321,6 +322,7 @@ async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
             assert "asked_at" in refused[case] and "needs a timezone offset" in refused[case], refused[case]
         assert "tokens" in refused["zero tokens"]
         assert refused["blank user"] == "BAD_USER_INPUT: user_id must not be empty"
+        assert refused["blank session"] == "BAD_USER_INPUT: session_id must not be empty"
         assert refused["huge text"] == (
             "BAD_USER_INPUT: text is 300000 bytes; the limit is 262144 bytes (RECMEM_MAX_TEXT_BYTES)"
         )

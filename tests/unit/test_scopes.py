@@ -77,6 +77,10 @@ def test_the_batch_check_refuses_the_whole_batch_naming_the_unit() -> None:
         check_batch(OWNER, [good, bad], 1024)
     with pytest.raises(InvalidInput, match="interaction 0 agent_id must not be empty"):
         check_batch(OWNER, [Unit(text="x", agent_id=" ")], 1024)
+    for blank in ("", " "):
+        with pytest.raises(InvalidInput, match="interaction 0 session_id must not be empty"):
+            check_batch(OWNER, [Unit(text="x", session_id=blank)], 1024)
+    check_batch(OWNER, [Unit(text="x")], 1024)  # no session at all is fine
 
 
 def test_a_filter_becomes_groups_of_tokens() -> None:
