@@ -159,7 +159,8 @@ class MetadataCondition:
 
 @dataclass(frozen=True)
 class RecallFilters:
-    """What recall, answer and the listings may narrow to; None (or empty) filters nothing.
+    """What recall, answer and the listings may narrow to; None filters nothing (an empty tuple is
+    refused by consolidation/recall/filters.py).
 
     Agents, sessions, speakers and metadata match an interaction's own and an episode's or a
     fact's inherited scopes; `kinds` and the `valid_from` window narrow facts only; the
@@ -170,7 +171,7 @@ class RecallFilters:
     agent_ids: tuple[str, ...] | None = None
     session_ids: tuple[str, ...] | None = None
     speakers: tuple[str, ...] | None = None
-    metadata: tuple[MetadataCondition, ...] = ()
+    metadata: tuple[MetadataCondition, ...] | None = None
     kinds: tuple[str, ...] | None = None
     occurred_after: datetime | None = None
     occurred_before: datetime | None = None

@@ -95,18 +95,25 @@ def metadata_problem(metadata: Mapping[str, Any]) -> str | None:
     if len(metadata) > MAX_METADATA_KEYS:
         return f"metadata has {len(metadata)} keys; at most {MAX_METADATA_KEYS} are allowed"
     for key, value in metadata.items():
-        if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key):
-            return (
-                f"metadata key {str(key)[:80]!r} is not allowed: letters, digits, '_', '.' and '-', "
-                "starting with a letter or '_'"
-            )
-        if _size(key) > MAX_METADATA_KEY_BYTES:
-            return f"metadata key {key[:80]!r} is longer than {MAX_METADATA_KEY_BYTES} bytes"
+        if (problem := key_problem(key)) is not None:
+            return problem
         problem = value_problem(value)
         if problem is not None:
             return f"metadata {key!r}: {problem}"
     if _size(metadata_json(metadata) or "") > MAX_METADATA_BYTES:
         return f"metadata is larger than {MAX_METADATA_BYTES} bytes as JSON"
+    return None
+
+
+def key_problem(key: Any) -> str | None:
+    """What is wrong with one metadata key (a map's or a filter condition's), or None."""
+    if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key):
+        return (
+            f"metadata key {str(key)[:80]!r} is not allowed: letters, digits, '_', '.' and '-', "
+            "starting with a letter or '_'"
+        )
+    if _size(key) > MAX_METADATA_KEY_BYTES:
+        return f"metadata key {key[:80]!r} is longer than {MAX_METADATA_KEY_BYTES} bytes"
     return None
 
 

@@ -54,7 +54,7 @@ class MemoryFilter(BaseModel):
             agent_ids=listed(self.agent_ids),
             session_ids=listed(self.session_ids),
             speakers=listed(self.speakers),
-            metadata=tuple(m.to_condition() for m in self.metadata or []),
+            metadata=None if self.metadata is None else tuple(m.to_condition() for m in self.metadata),
             kinds=None if self.kinds is None else tuple(self.kinds),
             occurred_after=self.occurred_after,
             occurred_before=self.occurred_before,

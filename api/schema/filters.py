@@ -68,7 +68,7 @@ class RecallFilter:
             agent_ids=_tuple(self.agent_ids),
             session_ids=_tuple(self.session_ids),
             speakers=_tuple(self.speakers),
-            metadata=tuple(m.to_condition() for m in self.metadata or []),
+            metadata=None if self.metadata is None else tuple(m.to_condition() for m in self.metadata),
             kinds=None if self.kinds is None else tuple(k.value for k in self.kinds),
             occurred_after=self.occurred_after,
             occurred_before=self.occurred_before,

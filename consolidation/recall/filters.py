@@ -11,7 +11,7 @@ from datetime import datetime
 
 from consolidation.types import RecallFilters
 from graph.errors import InvalidInput
-from graph.scopes import AGENT, KEY_PATTERN, SESSION, SPEAKER, ScopeFilter, meta_token, scalar_problem
+from graph.scopes import AGENT, SESSION, SPEAKER, ScopeFilter, key_problem, meta_token, scalar_problem
 from graph.validation import require_aware, require_name
 from graph.vocabulary import FACT_KINDS, MAX_FILTER_VALUES, MAX_METADATA_KEYS
 
@@ -29,12 +29,14 @@ def scope_filter(filters: RecallFilters | None) -> ScopeFilter:
         )
         if values is not None
     ]
-    if len(filters.metadata) > MAX_METADATA_KEYS:
+    if filters.metadata is not None and not filters.metadata:
+        raise InvalidInput("filter.metadata must name at least one value (leave it out to filter nothing)")
+    if len(filters.metadata or ()) > MAX_METADATA_KEYS:
         raise InvalidInput(f"filter.metadata holds at most {MAX_METADATA_KEYS} conditions")
-    for condition in filters.metadata:
+    for condition in filters.metadata or ():
         where = f"filter.metadata {condition.key[:80]!r}"
-        if not KEY_PATTERN.fullmatch(condition.key):
-            raise InvalidInput(f"{where}: not a metadata key (letters, digits, '_', '.', '-')")
+        if (problem := key_problem(condition.key)) is not None:
+            raise InvalidInput(f"{where}: {problem}")
         _count(where, condition.values)
         for value in condition.values:
             if (problem := scalar_problem(value)) is not None:

@@ -229,7 +229,9 @@ async def test_bad_filters_are_refused_with_the_field_named(caller: Caller) -> N
         ({"agentIds": []}, "filter.agentIds must name at least one value"),
         ({"metadata": [{"key": "topic"}]}, "give exactly one of `equals` and `anyOf`"),
         ({"metadata": [{"key": "topic", "equals": ["x"]}]}, "a value must be a string, a number"),
-        ({"metadata": [{"key": "bad key", "equals": 1}]}, "not a metadata key"),
+        ({"metadata": [{"key": "bad key", "equals": 1}]}, "metadata key 'bad key' is not allowed"),
+        ({"metadata": []}, "filter.metadata must name at least one value"),
+        ({"metadata": [{"key": "k" * 65, "equals": 1}]}, "is longer than 64 bytes"),
         (
             {"occurredAfter": "2024-05-02T00:00:00Z", "occurredBefore": "2024-05-01T00:00:00Z"},
             "filter.occurredBefore must be later than filter.occurredAfter",

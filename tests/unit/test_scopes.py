@@ -112,7 +112,9 @@ def test_a_filter_becomes_groups_of_tokens() -> None:
         (RecallFilters(agent_ids=()), "filter.agentIds must name at least one value"),
         (RecallFilters(session_ids=(" ",)), "filter.sessionIds must not be empty"),
         (RecallFilters(speakers=tuple(str(i) for i in range(101))), "at most 100 values"),
-        (RecallFilters(metadata=(MetadataCondition("bad key", ("x",)),)), "not a metadata key"),
+        (RecallFilters(metadata=(MetadataCondition("bad key", ("x",)),)), "'bad key' is not allowed"),
+        (RecallFilters(metadata=()), "filter.metadata must name at least one value"),
+        (RecallFilters(metadata=(MetadataCondition("k" * 65, ("x",)),)), "is longer than 64 bytes"),
         (RecallFilters(metadata=(MetadataCondition("k", (["x"],)),)), "a value must be a string"),  # type: ignore[arg-type]
         (RecallFilters(kinds=("opinion",)), "'opinion' is not one of"),
         (
