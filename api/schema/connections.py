@@ -115,9 +115,12 @@ def page_request(
     since: datetime | None = None,
     until: datetime | None = None,
 ) -> PageRequest:
-    """Validated Relay arguments; `first` and `last` together are refused (ambiguous)."""
+    """Validated Relay arguments; `first` and `last` together are refused (ambiguous), and so is
+    a window that does not end after it starts, as a filter's is (consolidation/recall/filters.py)."""
     if first is not None and last is not None:
         raise bad_input("pass either first or last, not both")
+    if since is not None and until is not None and until <= since:
+        raise bad_input("until must be later than since")
     for name, size in (("first", first), ("last", last)):
         if size is not None and not 0 <= size <= max_size:
             raise bad_input(f"{name} must be between 0 and {max_size}")

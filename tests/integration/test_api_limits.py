@@ -100,6 +100,13 @@ async def test_bad_writes_are_refused_without_writing(
         '{ recall(userId: "alice", query: "") { query } }',
         '{ user(id: "alice") { facts(since: "2024-02-30T00:00:00Z") { nodes { id } } } }',
         '{ user(id: "alice") { facts(status: GONE) { nodes { id } } } }',
+        # A reversed or empty window, as a filter's is refused.
+        '{ user(id: "alice") { interactions(since: "2023-06-01T00:00:00Z", until: "2023-05-01T00:00:00Z") '
+        "{ nodes { id } } } }",
+        '{ user(id: "alice") { consolidationRuns(since: "2023-06-01T00:00:00Z", until: "2023-06-01T00:00:00Z") '
+        "{ nodes { id } } } }",
+        '{ user(id: "alice") { facts(since: "2023-06-01T05:00:00+05:00", until: "2023-06-01T00:00:00Z") '
+        "{ nodes { id } } } }",
     ],
 )
 async def test_bad_reads_are_bad_user_input(caller: Caller, query: str) -> None:
