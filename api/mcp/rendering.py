@@ -94,6 +94,7 @@ def _plan(plan: Plan | None) -> PlanResult | None:
         source=plan.source,
         fallback=plan.fallback,
         notes=plan.notes,
+        llm_calls=plan.llm_calls,
         prompt_tokens=plan.prompt_tokens,
         completion_tokens=plan.completion_tokens,
         asked_at=plan.asked_at,

@@ -62,6 +62,7 @@ class Plan(BaseModel):
         description="With the LLM planner: why the rule plan was used instead (llm timeout, ...).",
     )
     notes: list[str] = Field(default_factory=list, description="What was dropped from the LLM's reading.")
+    llm_calls: int = Field(default=0, description="HTTP calls the planner made (0 for the rules).")
     prompt_tokens: int = Field(default=0, description="Prompt tokens of the planner's LLM call (0: rules).")
     completion_tokens: int = Field(default=0, description="Completion tokens of that call.")
     asked_at: datetime = Field(description="When the question was asked; relative dates resolve against it.")

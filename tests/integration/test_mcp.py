@@ -166,6 +166,8 @@ async def test_remember_then_recall_finds_it(live: str, key: str) -> None:
         assert by_id[first["interaction_id"]]["layer"] == "subconscious"
         assert by_id[first["interaction_id"]]["source_ids"] == [first["interaction_id"]]
         assert found["layers"] is None
+        # The plan carries what GraphQL's RecallPlan does (the rules make no LLM call).
+        assert found["plan"]["llm_calls"] == 0 and found["plan"]["prompt_tokens"] == 0
 
         layered = await call(mcp, "recall", user_id="bob", query="Where does Ana live?", layers=True)
         assert layered["budget"] == 1000
