@@ -33,7 +33,10 @@ class Unit(BaseModel):
         """Naive times are ambiguous; refuse them rather than guess a zone."""
         if value.tzinfo is None or value.utcoffset() is None:
             raise ValueError("occurred_at must carry a timezone")
-        return value.astimezone(UTC)
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("occurred_at must lie in the years 1 to 9999 once in UTC") from None
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
+
+from neo4j.time import DateTime
 
 from graph import models
 from graph.database import Database, Row
@@ -186,14 +188,55 @@ class BrowseStore:
         filters: dict[str, Any],
     ) -> Page[T]:
         direction = "backward" if request.backward else "forward"
+        params = request.params()
+        if layer != "interactions":
+            # A time listing: the cursor's nanoseconds go in as the instant they name.
+            for name in ("after_key", "before_key"):
+                if params[name] is not None:
+                    params[name] = _instant(params[name])
         rows = await self.db.read(
-            f"queries/browse/pages/{layer}_{direction}", **owner.params(), **request.params(), **filters
+            f"queries/browse/pages/{layer}_{direction}", **owner.params(), **params, **filters
         )
         has_more = len(rows) > request.limit
-        items = [(Cursor(int(r["key"]), r["node"]["id"]), parse(r["node"])) for r in rows[: request.limit]]
+        items = [(Cursor(_key(r["key"]), r["node"]["id"]), parse(r["node"])) for r in rows[: request.limit]]
         if request.backward:
             items.reverse()
         return Page(items, has_more)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_SECOND = 1_000_000_000
+
+
+def _key(value: Any) -> int:
+    """A listing's sort key as the cursor's int: a seq as it is, an instant as nanoseconds since
+    the epoch (a Python int, so any year the store can hold fits)."""
+    if isinstance(value, DateTime):
+        whole = datetime(
+            value.year, value.month, value.day, value.hour, value.minute, value.second, tzinfo=UTC
+        )
+        return (whole - _EPOCH) // timedelta(seconds=1) * _SECOND + value.nanosecond
+    return int(value)
+
+
+def _instant(key: int) -> DateTime:
+    """The UTC instant a cursor's nanoseconds name, held to the years 1 to 9999 Python reads (a
+    forged cursor beyond them still pages, as if at their edge)."""
+    seconds, nanosecond = divmod(key, _SECOND)
+    try:
+        moment = _EPOCH + timedelta(seconds=seconds)
+    except OverflowError:
+        moment, nanosecond = (datetime.max, _SECOND - 1) if seconds > 0 else (datetime.min, 0)
+    return DateTime(
+        moment.year,
+        moment.month,
+        moment.day,
+        moment.hour,
+        moment.minute,
+        moment.second,
+        nanosecond,
+        tzinfo=UTC,
+    )
 
 
 def _grouped(rows: list[Row], field: str, parse: Callable[[dict[str, Any]], T]) -> dict[str, list[T]]:

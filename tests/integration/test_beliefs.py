@@ -200,6 +200,38 @@ async def test_add_states_a_fact_by_hand(caller: Caller) -> None:
     assert datetime.now(UTC) - datetime.fromisoformat(now["fact"]["validFrom"]) < timedelta(minutes=1)
 
 
+LISTING = """query($user: ID!, $first: Int, $after: String) {
+  user(id: $user) { facts(first: $first, after: $after) {
+    pageInfo { hasNextPage endCursor } nodes { id status validFrom } } consolidationRuns { nodes { op } } } }"""
+
+
+async def test_facts_dated_before_1677_list_page_and_retract(caller: Caller) -> None:
+    """Epoch nanoseconds overflow a 64-bit integer outside 1677..2262; listings must not use them."""
+    await tell_story(caller)
+    added = []
+    for moment in ("1650-06-01T00:00:00Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"):
+        variables = {
+            "user": "alice",
+            "text": f"The house dates from {moment}.",
+            "kind": "EVENT",
+            "from": moment,
+        }
+        added.append((await caller.gql(ADD, variables))["addFact"]["fact"]["id"])
+    await caller.gql(RETRACT, {"id": added[0], "reason": "wrong year"})
+    seen: list[dict[str, Any]] = []
+    after = None
+    for _ in range(10):  # bounded: a cursor that does not advance fails, not hangs
+        data = (await caller.gql(LISTING, {"user": "alice", "first": 2, "after": after}))["user"]
+        seen += data["facts"]["nodes"]
+        if not data["facts"]["pageInfo"]["hasNextPage"]:
+            break
+        after = data["facts"]["pageInfo"]["endCursor"]
+    ids = [f["id"] for f in seen]
+    assert ids[:2] == [added[1], added[0]] and ids[-1] == added[2], seen
+    assert len(ids) == len(set(ids)) and seen[1]["status"] == "RETRACTED"
+    assert {"add_fact", "retract_fact"} <= {r["op"] for r in data["consolidationRuns"]["nodes"]}
+
+
 async def test_other_tenants_ids_are_not_found_and_write_nothing(
     db: Database, caller: Caller, client: Any
 ) -> None:

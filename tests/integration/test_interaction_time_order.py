@@ -70,3 +70,26 @@ async def test_the_default_is_still_the_stream_order(caller: Caller) -> None:
     got = await page(caller, order="STREAM", first=10)
     assert [n["text"] for n in got["nodes"]] == [text for _, _, text in WRITTEN]
     assert [n["seq"] for n in got["nodes"]] == sorted(n["seq"] for n in got["nodes"])
+
+
+async def test_turns_said_before_1677_or_after_2262_page_by_time(caller: Caller) -> None:
+    """Epoch nanoseconds overflow a 64-bit integer outside 1677..2262; the order must not use them."""
+    written = [
+        ("1650-06-01T00:00:00Z", "old"),
+        ("9999-12-31T23:59:59.999999Z", "last"),
+        ("0001-01-01T00:00:00Z", "first"),
+    ]
+    for at, text in written:
+        units = [{"text": text, "speaker": "alice", "occurredAt": at}]
+        await caller.gql(REMEMBER, {"user": "alice", "units": units})
+    seen: list[str] = []
+    after = None
+    for _ in range(len(written)):  # bounded: a cursor that does not advance fails, not hangs
+        got = await page(caller, order="TIME", first=1, after=after)
+        seen += [n["text"] for n in got["nodes"]]
+        if not got["pageInfo"]["hasNextPage"]:
+            break
+        after = got["pageInfo"]["endCursor"]
+    assert seen == ["first", "old", "last"]
+    got = await page(caller, order="TIME", last=2, before=got["pageInfo"]["endCursor"])
+    assert [n["text"] for n in got["nodes"]] == ["first", "old"]

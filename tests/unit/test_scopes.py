@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from pydantic import ValidationError
 
 from consolidation.recall.filters import scope_filter
 from consolidation.types import MetadataCondition, RecallFilters, Unit
@@ -130,3 +131,9 @@ def test_a_filter_becomes_groups_of_tokens() -> None:
 def test_a_bad_filter_is_refused_naming_its_field(filters: RecallFilters, words: str) -> None:
     with pytest.raises(InvalidInput, match=words):
         scope_filter(filters)
+
+
+def test_a_time_beyond_year_1_to_9999_in_utc_is_bad_input_not_an_overflow() -> None:
+    with pytest.raises(ValidationError, match="years 1 to 9999"):
+        Unit(text="x", speaker="alice", occurred_at="0001-01-01T00:30:00+01:00")
+    assert Unit(text="x", speaker="alice", occurred_at="0001-01-01T00:00:00Z").occurred_at.year == 1

@@ -2,8 +2,11 @@
 // Keyset pagination on (key, id): the cursor holds the last key and id seen, so pages stay stable
 // while new memory arrives. Every filter is a parameter; a null parameter disables its filter
 // (the $f_* ones: a recall filter, graph/scopes.py).
+// The key is the instant at offset +00:00, compared as a datetime (graph/browse.py turns it into
+// the cursor's nanoseconds): epoch nanoseconds overflow in Cypher before 1677 and after 2262. The
+// offset, not the zone id 'UTC': a datetime in a zone id compares unequal to the cursor's.
 MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
-WITH n, n.valid_from.epochSeconds * 1000000000 + n.valid_from.nanosecond AS key
+WITH n, datetime({datetime: n.valid_from, timezone: '+00:00'}) AS key
 WHERE ($after_key IS NULL OR key > $after_key OR (key = $after_key AND n.id > $after_id))
   AND ($before_key IS NULL OR key < $before_key OR (key = $before_key AND n.id < $before_id))
   AND ($since IS NULL OR n.valid_from >= $since)
