@@ -12,18 +12,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import types
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, Union, get_args, get_origin, get_type_hints
 
 from consolidation.providers.embedders import Embedder
 from consolidation.providers.embedding_template import EmbeddingTemplate
 from consolidation.recall.sentences import embed_writes
 from consolidation.writing.parts import new_parts, part_spans, part_texts
+from graph import models
 from graph.errors import InvalidInput
-from graph.models import Owner
+from graph.models import MemoryNode, Owner
 from graph.portability import (
     NAME,
     RESERVED_LABELS,
@@ -34,7 +36,7 @@ from graph.portability import (
     PortabilityStore,
     decode_properties,
 )
-from graph.vocabulary import MAX_ID_CHARS
+from graph.vocabulary import FACT_KINDS, FACT_STATUSES, MAX_ID_CHARS
 
 FORMAT = "recmem-export"
 SCHEMA_VERSION = 1
@@ -43,6 +45,23 @@ BATCH = 500
 # What each embedded label is embedded from, as the write path does (an interaction through the
 # template, with its speaker and time).
 EMBEDDED = {"Interaction": "text", "Episode": "summary", "Fact": "text"}
+# The record each memory label is read into: an imported node's properties must read as it.
+READ_AS: dict[str, type[MemoryNode]] = {
+    "Interaction": models.Interaction,
+    "Episode": models.Episode,
+    "Fact": models.Fact,
+    "ConsolidationRun": models.ConsolidationRun,
+}
+# Record fields that are not node properties of the same name: the owner and id (the line's),
+# and what a read derives (from `gate_checked`, from the `metadata` JSON).
+NOT_PROPERTIES = {"id", "tenant", "user_id", "pending", "metadata"}
+# What SUPERSEDES may join: a fact and the fact it replaced, an episode version and its previous.
+VERSIONED = ("Fact", "Episode")
+# The words a property must be one of, where the code maps them to an enum.
+WORDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("Fact", "kind"): FACT_KINDS,
+    ("Fact", "status"): FACT_STATUSES,
+}
 
 
 class ImportProgress(Protocol):
@@ -261,6 +280,7 @@ def parse(lines: Iterable[str]) -> UserExport:
     header: Header | None = None
     nodes: list[NodeRecord] = []
     edges: list[EdgeRecord] = []
+    edge_lines: list[int] = []
     seen_nodes: set[str] = set()
     seen_edges: set[tuple[str, str, str]] = set()
     number = 0
@@ -284,20 +304,29 @@ def parse(lines: Iterable[str]) -> UserExport:
                 nodes.append(node)
             elif line.get("kind") == "edge":
                 edges.append(_edge(line))
+                edge_lines.append(number)
             else:
                 raise InvalidInput(f"unknown kind {line.get('kind')!r} (header, node or edge)")
         except InvalidInput as error:
             raise InvalidInput(f"line {number}: {error}") from None
     if header is None:
         raise InvalidInput("the file is empty: an export starts with its header line")
-    for index, edge in enumerate(edges):
+    label_of = {n.id: n.labels[0] for n in nodes}
+    for number, edge in zip(edge_lines, edges, strict=True):
         key = (edge.type, edge.source, edge.target)
         for end in (edge.source, edge.target):
             if end not in seen_nodes:
-                raise InvalidInput(f"edge {index + 1} ({edge.type}) names node {end!r}, which the file lacks")
+                raise InvalidInput(f"line {number}: {edge.type} names node {end!r}, which the file lacks")
         if key in seen_edges:
-            raise InvalidInput(f"edge {edge.type} from {edge.source!r} to {edge.target!r} appears twice")
+            raise InvalidInput(
+                f"line {number}: {edge.type} from {edge.source!r} to {edge.target!r} appears twice"
+            )
         seen_edges.add(key)
+        if edge.type == "SUPERSEDES" and not (
+            label_of[edge.source] == label_of[edge.target] and label_of[edge.source] in VERSIONED
+        ):
+            raise InvalidInput(f"line {number}: SUPERSEDES must join two facts or two episode versions")
+    _no_supersession_cycle(edges, edge_lines)
     found_nodes = dict(Counter(n.labels[0] for n in nodes))
     found_edges = dict(Counter(e.type for e in edges))
     if found_nodes != header.nodes or found_edges != header.edges:
@@ -373,7 +402,103 @@ def _node(line: dict[str, Any]) -> NodeRecord:
             raise InvalidInput(f"Interaction {node_id!r} needs a speaker and an occurred_at $datetime")
         if not isinstance(_native(decoded["occurred_at"]), datetime):
             raise InvalidInput(f"Interaction {node_id!r}: occurred_at must be a $datetime")
+    _check_read(labels[0], node_id, decoded)
     return NodeRecord(list(labels), node_id, dict(properties), held)
+
+
+def _check_read(label: str, node_id: str, decoded: Mapping[str, Any]) -> None:
+    """The node's properties as the service reads them (READ_AS): every property its record
+    requires is there, and every one present has the record's type (and WORDS' words)."""
+    record = READ_AS.get(label)
+    if record is None:
+        return
+    hints = get_type_hints(record)
+    for item in fields(record):
+        if item.name in NOT_PROPERTIES:
+            continue
+        hint, value = hints[item.name], decoded.get(item.name)
+        args = get_args(hint)
+        optional = get_origin(hint) in (types.UnionType, Union) and type(None) in args
+        if value is None:
+            if optional or (item.name not in decoded and item.default is not MISSING):
+                continue
+            raise InvalidInput(f"{label} {node_id!r} needs {item.name}")
+        expected = next(a for a in args if a is not type(None)) if optional else hint
+        if not _has_type(value, expected):
+            raise InvalidInput(
+                f"{label} {node_id!r}: {item.name} must be {_type_name(expected)}, got {repr(value)[:80]}"
+            )
+        words = WORDS.get((label, item.name))
+        if words is not None and value not in words:
+            raise InvalidInput(
+                f"{label} {node_id!r}: {item.name} {repr(value)[:80]} is not one of {', '.join(words)}"
+            )
+
+
+def _has_type(value: Any, expected: Any) -> bool:
+    if expected is datetime:
+        moment = _native(value)
+        if not isinstance(moment, datetime) or moment.utcoffset() is None:
+            return False
+        try:
+            moment.astimezone(UTC)  # the service answers instants in UTC
+        except OverflowError:
+            return False
+        return True
+    if expected is bool:
+        return isinstance(value, bool)
+    if expected is int:
+        return _is_int(value)
+    if expected is float:
+        return _is_int(value) or isinstance(value, float)
+    if expected is str:
+        return isinstance(value, str)
+    if get_origin(expected) is list:
+        (item,) = get_args(expected)
+        return isinstance(value, list) and all(_has_type(v, item) for v in value)
+    return True
+
+
+def _type_name(expected: Any) -> str:
+    if expected is datetime:
+        return "a $datetime with an offset, in the years 1 to 9999 in UTC"
+    if get_origin(expected) is list:
+        return f"a list of {_type_name(get_args(expected)[0])}"
+    return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(
+        expected, str(expected)
+    )
+
+
+def _no_supersession_cycle(edges: Sequence[EdgeRecord], edge_lines: Sequence[int]) -> None:
+    """Refuses SUPERSEDES edges that lead from a node back to itself, naming the edge that closes it."""
+    replaced: dict[str, list[tuple[str, int]]] = {}
+    for number, edge in zip(edge_lines, edges, strict=True):
+        if edge.type == "SUPERSEDES":
+            replaced.setdefault(edge.source, []).append((edge.target, number))
+    done: set[str] = set()
+    for start in replaced:
+        if start in done:
+            continue
+        # Depth first, without recursion: the path from `start` and each node's next edge.
+        path: list[str] = [start]
+        on_path = {start}
+        todo = [iter(replaced.get(start, []))]
+        while todo:
+            step = next(todo[-1], None)
+            if step is None:
+                todo.pop()
+                finished = path.pop()
+                on_path.discard(finished)
+                done.add(finished)
+                continue
+            target, number = step
+            if target in on_path:
+                raise InvalidInput(f"line {number}: SUPERSEDES closes a cycle at {target!r}")
+            if target in done:
+                continue
+            path.append(target)
+            on_path.add(target)
+            todo.append(iter(replaced.get(target, [])))
 
 
 def _edge(line: dict[str, Any]) -> EdgeRecord:

@@ -23,7 +23,9 @@ WHEN = {"$datetime": "2024-05-01T09:00:00.123456789+00:00"}
 
 def lines() -> list[dict[str, Any]]:
     turn = {"text": "I love sushi.", "speaker": "alice", "occurred_at": WHEN, "seq": 1, "tags": ["a"]}
+    turn |= {"consolidated": False}
     fact = {"text": "Alice loves sushi.", "kind": "preference", "status": "active", "source": "int_1"}
+    fact |= {"valid_from": WHEN, "created_at": WHEN}
     return [
         {
             "kind": "header",
@@ -72,6 +74,24 @@ def test_rekeying_maps_every_id_and_every_value_naming_one_the_same_way_each_tim
     assert (edges[0].source, edges[0].target) == (fact.id, turn.id)
 
 
+def _supersede(found: list[dict[str, Any]], *pairs: tuple[str, str]) -> None:
+    """A second fact, and SUPERSEDES edges between the file's facts."""
+    second = {**found[2], "id": "fact_2"}
+    found.insert(3, second)
+    for source, target in pairs:
+        found.append({"kind": "edge", "type": "SUPERSEDES", "from": source, "to": target, "properties": {}})
+    found[0]["counts"] = {
+        "nodes": {"Interaction": 1, "Fact": 2},
+        "edges": {"DERIVED_FROM": 1, "SUPERSEDES": len(pairs)},
+    }
+
+
+def test_a_good_supersession_chain_parses() -> None:
+    found = lines()
+    _supersede(found, ("fact_2", "fact_1"))
+    assert [e.type for e in parse(text(found)).edges] == ["DERIVED_FROM", "SUPERSEDES"]
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -85,8 +105,36 @@ def test_rekeying_maps_every_id_and_every_value_naming_one_the_same_way_each_tim
         (lambda f: f[1]["properties"].update(occurred_at={"$datetime": "soon"}), "line 2: \\$datetime value"),
         (lambda f: f[1]["properties"].update(x={"a": 1}), "line 2: not a property value"),
         (lambda f: f[2].update(id="int_1"), "line 3: node 'int_1' appears twice"),
-        (lambda f: f[3].update(to="int_9"), "names node 'int_9', which the file lacks"),
         (lambda f: f[3].update(type="HAS"), "line 4: not an edge type an import takes"),
+        (
+            lambda f: f[2]["properties"].update(status="bogus"),
+            "line 3: Fact 'fact_1': status 'bogus' is not one",
+        ),
+        (
+            lambda f: f[2]["properties"].update(kind="nonsense"),
+            "line 3: Fact 'fact_1': kind 'nonsense' is not",
+        ),
+        (
+            lambda f: f[2]["properties"].update(valid_from="yesterday"),
+            "line 3: .*valid_from must be a \\$datetime",
+        ),
+        (lambda f: f[2]["properties"].update(valid_to={"$date": "2024-05-01"}), "line 3: .*valid_to must be"),
+        (lambda f: f[2]["properties"].pop("created_at"), "line 3: Fact 'fact_1' needs created_at"),
+        (lambda f: f[1]["properties"].update(seq="1"), "line 2: Interaction 'int_1': seq must be an integer"),
+        (
+            lambda f: f[1]["properties"].update(consolidated=None),
+            "line 2: Interaction 'int_1' needs consolidated",
+        ),
+        (lambda f: f[3].update(to="int_9"), "line 4: DERIVED_FROM names node 'int_9', which the file lacks"),
+        (
+            lambda f: f[3].update(type="SUPERSEDES"),
+            "line 4: SUPERSEDES must join two facts or two episode versions",
+        ),
+        (
+            lambda f: _supersede(f, ("fact_1", "fact_2"), ("fact_2", "fact_1")),
+            "line 7: SUPERSEDES closes a cycle",
+        ),
+        (lambda f: _supersede(f, ("fact_1", "fact_1")), "line 6: SUPERSEDES closes a cycle"),
         (lambda f: f.pop(), "incomplete or was changed"),
         (lambda f: f.append({"kind": "comment"}), "line 5: unknown kind 'comment'"),
     ],
@@ -117,3 +165,4 @@ def test_recmem_import_refuses_a_newer_file_before_it_connects(tmp_path: Path) -
 def test_an_instant_keeps_its_nanoseconds_and_its_offset() -> None:
     moment = DateTime.from_native(datetime(2024, 5, 1, 9, tzinfo=UTC))
     assert decode_value(encode_value(moment)) == moment
+
