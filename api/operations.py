@@ -69,12 +69,4 @@ def operation_problem(documents: Documents, query: str | None, operation_name: o
 
 def runs_mutation(documents: Documents, query: str | None, operation_name: object) -> bool:
     """Whether the request's chosen operation is a mutation (it may have written something)."""
-    document = documents.read(query) if query else None
-    if document is None:
-        return False
-    operations = document.operations
-    if operation_name is None:
-        chosen = operations[0] if len(operations) == 1 else None
-    else:
-        chosen = next((o for o in operations if o.name and o.name.value == operation_name), None)
-    return chosen is not None and chosen.operation is OperationType.MUTATION
+    return documents.runs_mutation(query, operation_name)

@@ -19,6 +19,7 @@ from graphql import (
     GraphQLError,
     InlineFragmentNode,
     OperationDefinitionNode,
+    OperationType,
     SelectionSetNode,
     Visitor,
     parse,
@@ -69,6 +70,18 @@ class Documents:
             return None
         cached = self.read(context.query) if context.query else None
         return cached if cached is not None and cached.node is document else checked(document)
+
+    def runs_mutation(self, query: str | None, operation_name: object) -> bool:
+        """Whether the request's chosen operation is a mutation (it may have written something)."""
+        document = self.read(query) if query else None
+        if document is None:
+            return False
+        operations = document.operations
+        if operation_name is None:
+            chosen = operations[0] if len(operations) == 1 else None
+        else:
+            chosen = next((o for o in operations if o.name and o.name.value == operation_name), None)
+        return chosen is not None and chosen.operation is OperationType.MUTATION
 
 
 def checked(node: DocumentNode) -> ParsedDocument:

@@ -27,10 +27,16 @@ class ErrorCodes(SchemaExtension):
 
     def on_operation(self) -> Iterator[None]:
         yield
-        result: Any = self.execution_context.result
+        context = self.execution_context
+        result: Any = context.result
         if result is not None and getattr(result, "errors", None):
-            request_id = _request_id(self.execution_context)
+            request_id = _request_id(context)
             result.errors = _recoded(result.errors, request_id)
+            if result.data is None and self.documents.runs_mutation(context.query, context.operation_name):
+                # A mutation refused before it ran (validation, a variable's type or value, the
+                # Unicode check): nothing of it was written (docs/api/errors.md#error-codes).
+                for error in result.errors:
+                    error.extensions.setdefault("written", False)
 
     def on_validate(self) -> Iterator[None]:
         """strawberry's depth limiter raises KeyError on a spread of an undefined fragment, which

@@ -3,6 +3,7 @@ and the audit as of before and after the change; refusals write nothing."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -271,9 +272,25 @@ async def test_bad_input_is_refused_and_writes_nothing(db: Database, caller: Cal
         (RETRACT, {"id": "", "reason": "r"}),
         (ADD, {"user": "alice", "text": "", "kind": "OTHER"}),
         (ADD, {"user": "alice", "text": "ok", "kind": "OTHER", "from": "2024-05-01T09:00:00"}),
+        # Refused before the resolver runs (a variable's type, a literal of the document).
+        (ADD, {"user": "alice", "text": "ok", "kind": "FOO"}),
+        ('mutation { addFact(userId: "alice", text: "ok", kind: FOO) { written } }', {}),
     ):
         errors = await caller.errors(query, variables)
-        assert [e["extensions"]["code"] for e in errors] == ["BAD_USER_INPUT"], (variables, errors)
+        coded = [(e["extensions"]["code"], e["extensions"].get("written")) for e in errors]
+        assert coded == [("BAD_USER_INPUT", False)], (variables, errors)
+    # A lone surrogate is refused before validation even picks the field.
+    body = '{"query": %s, "variables": {"user": "alice", "text": "a\\ud800", "kind": "OTHER"}}'
+    response = await caller.http.post(
+        "/graphql",
+        content=body % json.dumps(ADD),
+        headers={"authorization": f"Bearer {caller.key}", "content-type": "application/json"},
+    )
+    (error,) = response.json()["errors"]
+    assert (error["extensions"]["code"], error["extensions"].get("written")) == ("BAD_USER_INPUT", False)
+    # A query refused so is no write at all: it says nothing of one.
+    (error,) = await caller.errors("query($id: ID!) { fact(id: $id) { id } }", {"id": 1.5})
+    assert error["extensions"]["code"] == "BAD_USER_INPUT" and "written" not in error["extensions"]
     assert await count_nodes(db, caller.tenant) == before
     assert (await caller.gql(AUDIT, {"id": old["id"]}))["fact"]["status"] == "ACTIVE"
 
