@@ -89,9 +89,9 @@ class Beliefs:
         if fact_id is not None:
             require_name("id", fact_id)
         if reason is not None:
-            require_text("reason", reason, MAX_REASON_BYTES)
+            require_text("reason", reason, MAX_REASON_BYTES, nul=False)
         if text is not None:
-            require_text("text", text, self.settings.max_text_bytes)
+            require_text("text", text, self.settings.max_text_bytes, nul=False)
 
     async def _stated(self, text: str, kind: str, valid_from: datetime | None) -> StatedFact:
         vector = (await self.embedder.embed([text.strip()]))[0]

@@ -150,11 +150,11 @@ class BeliefStore:
         if write.action != "add":
             if write.target_id is None:
                 raise InvalidInput(f"a {write.action} names the fact it changes")
-            require_text("reason", write.reason or "", MAX_REASON_BYTES)
+            require_text("reason", write.reason or "", MAX_REASON_BYTES, nul=False)
         if (write.fact is None) != (write.action == "retract"):
             raise InvalidInput("a correction or an addition writes one fact, a retraction none")
         if write.fact is not None:
-            require_text("fact text", write.fact.text, MAX_FACT_BYTES)
+            require_text("fact text", write.fact.text, MAX_FACT_BYTES, nul=False)
             require_vector("fact embedding", write.fact.embedding, self.dimension)
             if write.fact.kind not in FACT_KINDS:
                 raise InvalidInput(f"unknown fact kind {write.fact.kind!r}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -29,10 +30,20 @@ def require_name(what: str, value: str) -> None:
     utf8_size(what, value)
 
 
-def require_text(what: str, text: str, max_bytes: int, *, setting: str | None = None) -> None:
-    """Non-blank and at most `max_bytes` in UTF-8; the error names `setting` when one sets the limit."""
-    if not text or not text.strip():
-        raise InvalidInput(f"{what} must not be empty")
+# What a reader cannot see: separators (spaces, line and paragraph breaks), control characters
+# and format characters (zero-width spaces and joiners, the byte order mark, bidi marks).
+INVISIBLE = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf"})
+
+
+def require_text(
+    what: str, text: str, max_bytes: int, *, setting: str | None = None, nul: bool = True
+) -> None:
+    """At least one visible character and at most `max_bytes` in UTF-8; the error names `setting`
+    when one sets the limit. `nul=False` refuses U+0000 too (a fact's text, a reason)."""
+    if not any(unicodedata.category(c) not in INVISIBLE for c in text):
+        raise InvalidInput(f"{what} must not be empty: it has no visible character")
+    if not nul and "\0" in text:
+        raise InvalidInput(f"{what} must not hold U+0000 (NUL) at character {text.index(chr(0))}")
     size = utf8_size(what, text)
     if size > max_bytes:
         named = f" ({setting})" if setting else ""

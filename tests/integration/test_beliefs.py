@@ -269,6 +269,12 @@ async def test_bad_input_is_refused_and_writes_nothing(db: Database, caller: Cal
         (CORRECT, {"id": old["id"], "text": "fine", "reason": ""}),
         (CORRECT, {"id": old["id"], "text": "fine", "reason": "r" * 5000}),
         (RETRACT, {"id": old["id"], "reason": " "}),
+        # Nothing visible (a zero-width and a no-break space), or a NUL, in a text or a reason.
+        (CORRECT, {"id": old["id"], "text": "\u200b\u00a0", "reason": "r"}),
+        (CORRECT, {"id": old["id"], "text": "a\u0000b", "reason": "r"}),
+        (RETRACT, {"id": old["id"], "reason": "\u200d\ufeff"}),
+        (RETRACT, {"id": old["id"], "reason": "r\u0000"}),
+        (ADD, {"user": "alice", "text": "\u2060\t", "kind": "OTHER"}),
         (RETRACT, {"id": "", "reason": "r"}),
         (ADD, {"user": "alice", "text": "", "kind": "OTHER"}),
         (ADD, {"user": "alice", "text": "ok", "kind": "OTHER", "from": "2024-05-01T09:00:00"}),
