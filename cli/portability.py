@@ -7,7 +7,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import typer
 
@@ -38,12 +38,14 @@ def export(
 
     require_owner(tenant, user)
     owner = Owner(tenant, user)
+    if output:
+        _writable(output)
 
     async def work() -> None:
         async with _portability() as portability:
             if not await portability.exists(owner):
                 raise NotFound(f"unknown user {user!r} in tenant {tenant!r}")
-            sink = output.open("w", encoding="utf-8") if output else sys.stdout
+            sink = _opened(output, "w") if output else sys.stdout
             try:
                 async for line in portability.export(owner):
                     sink.write(dump(line) + "\n")
@@ -72,7 +74,7 @@ def import_(
     from graph.validation import require_owner
 
     require_owner(tenant, user)
-    source = path.open("rb") if path else sys.stdin.buffer
+    source = _opened(path, "rb") if path else sys.stdin.buffer
     try:
         parsed = parse(_text_lines(source))
     finally:
@@ -93,6 +95,32 @@ def import_(
         }
 
     typer.echo(json.dumps(asyncio.run(work())))
+
+
+def _writable(path: Path) -> None:
+    """Refuses, before anything connects, an output path that cannot be written: a folder, or
+    one in a folder that does not exist or cannot be written to."""
+    import os
+
+    from graph.errors import InvalidInput
+
+    folder = path.parent
+    if path.is_dir():
+        raise InvalidInput(f"cannot write {path}: it is a folder")
+    if not folder.is_dir():
+        raise InvalidInput(f"cannot write {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InvalidInput(f"cannot write {path}: permission denied")
+
+
+def _opened(path: Path, mode: str) -> Any:
+    """The file at `path`; a path that cannot be opened is bad input that names it and why."""
+    from graph.errors import InvalidInput
+
+    try:
+        return path.open(mode, encoding=None if "b" in mode else "utf-8")
+    except OSError as error:
+        raise InvalidInput(f"cannot {'read' if 'r' in mode else 'write'} {path}: {error.strerror}") from None
 
 
 def _text_lines(source: BinaryIO) -> Iterator[str]:

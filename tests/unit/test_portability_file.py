@@ -4,6 +4,7 @@ with the line it names, and what it carries (docs/export.md)."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -166,3 +167,14 @@ def test_an_instant_keeps_its_nanoseconds_and_its_offset() -> None:
     moment = DateTime.from_native(datetime(2024, 5, 1, 9, tzinfo=UTC))
     assert decode_value(encode_value(moment)) == moment
 
+
+def test_recmem_export_refuses_an_output_it_cannot_write_before_it_connects(tmp_path: Path) -> None:
+    env = {"RECMEM_NEO4J_URI": "bolt://127.0.0.1:9", "RECMEM_NEO4J_RETRY_SECONDS": "0.1"}
+    for output, why in (
+        (tmp_path / "missing" / "x.jsonl", "the folder .* does not exist"),
+        (tmp_path, "it is a folder"),
+    ):
+        args = ["export", "--tenant", "ta", "--user", "bob", "-o", str(output)]
+        result = CliRunner().invoke(app, args, env=env)
+        assert result.exit_code == 2, result.stderr
+        assert re.fullmatch(f"error: cannot write {re.escape(str(output))}: {why}\n", result.stderr)
