@@ -4,7 +4,6 @@ fails."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from mcp.server.mcpserver import Context as ToolContext
@@ -12,7 +11,7 @@ from pydantic import Field
 
 from api.context import Context
 from api.errors import ApiError, ErrorCode, not_found
-from api.mcp.arguments import UserId, require_user
+from api.mcp.arguments import Moment, UserId, require_user
 from api.mcp.caller import context_of
 from api.mcp.results import BeliefChanged, FactView
 from consolidation.beliefs import BeliefChange
@@ -62,7 +61,7 @@ async def add_fact(
     text: Annotated[str, Field(description="The statement, self-contained (names and dates resolved).")],
     kind: Annotated[FactKindName, Field(description="What kind of statement it is.")],
     valid_from: Annotated[
-        datetime | None, Field(description="When it starts to hold, ISO 8601 with a timezone (default: now).")
+        Moment | None, Field(description="When it starts to hold, ISO 8601 with a timezone (default: now).")
     ] = None,
 ) -> BeliefChanged:
     """State a fact about the user by hand, with you as its source.

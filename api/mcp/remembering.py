@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context as ToolContext
 from pydantic import Field
 from strawberry.scalars import JSON
 
-from api.mcp.arguments import UserId, checked_unit, owner_of
+from api.mcp.arguments import Moment, UserId, checked_unit, owner_of
 from api.mcp.caller import context_of
 from api.mcp.rendering import remembered
 from api.mcp.results import Remembered
@@ -22,7 +21,7 @@ async def remember(
     text: Annotated[str, Field(description="What was said, verbatim.")],
     speaker: Annotated[str, Field(description="Who said it: 'user', 'assistant' or a name.")] = "user",
     occurred_at: Annotated[
-        datetime | None, Field(description="When it was said, ISO 8601 with a timezone (default: now).")
+        Moment | None, Field(description="When it was said, ISO 8601 with a timezone (default: now).")
     ] = None,
     session_id: Annotated[str | None, Field(description="Your conversation or session id.")] = None,
     source_ref: Annotated[

@@ -512,6 +512,21 @@ async def test_correct_retract_and_add_facts(db: Database, live: str, tenant: st
 
         added = await call(mcp, "add_fact", user_id="alice", text="Alice is vegetarian.", kind="attribute")
         assert added["fact"]["kind"] == "attribute" and added["trigger"] == "manual"
+        # A time with an offset is the instant it names, kept in UTC as GraphQL's DateTime is.
+        offset = await call(
+            mcp, "add_fact", user_id="alice", text="Alice runs.", kind="attribute",
+            valid_from="2024-03-01T14:00:00+05:00",
+        )  # fmt: skip
+        assert offset["fact"]["valid_from"] in ("2024-03-01T09:00:00Z", "2024-03-01T09:00:00+00:00")
+        naive = await error(
+            mcp,
+            "add_fact",
+            user_id="alice",
+            text="Alice swims.",
+            kind="attribute",
+            valid_from="2024-03-01T09:00:00",
+        )
+        assert naive.startswith("BAD_USER_INPUT: ") and "needs a timezone offset" in naive, naive
         assert (await error(mcp, "add_fact", user_id="alice", text="x", kind="mood")).startswith(
             "BAD_USER_INPUT: "
         )
