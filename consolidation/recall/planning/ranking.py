@@ -19,9 +19,9 @@ T = TypeVar("T")
 WINDOW_BOOST = 1.0 / 61
 # The newest of the topic's best turns gains this much, the oldest nothing, linearly between.
 ORDER_BOOST = 1.0 / 61
-# The topic of an order question: this many of the best-ranked items of a layer, among those
-# whose cosine to the query is at least this share of the layer's best: in a small memory the
-# ten best are everything, the unrelated included.
+# The topic of an order question: this many of the best-ranked items of a layer, less those
+# whose cosine to the query is below this share of the layer's best: in a small memory the ten
+# best are everything, the unrelated included.
 TOPIC_SIZE = 10
 TOPIC_SHARE = 0.5
 # Counts and windows search this many times deeper.
@@ -93,20 +93,22 @@ def topic(
     scores: Sequence[float],
     cosines: Sequence[float],
 ) -> list[int]:
-    """Indexes of each layer's `TOPIC_SIZE` best-scored entries among those the query matches
-    about as well as the layer's best: a cosine of at least `TOPIC_SHARE` of the best one's
-    (an entry found by its words alone, cosine 0, is not on the topic)."""
+    """Indexes of each layer's `TOPIC_SIZE` best-scored entries, less those the query matches
+    less than `TOPIC_SHARE` as well as the layer's best by cosine (an entry found by its words
+    alone, cosine 0, is not on the topic). The floor only takes out: what ranks below the ten
+    best never enters, so a lower-ranked statement cannot take a mark."""
     layer_of = [type(item_of(e)) for e in entries]
     floor: dict[type, float] = {}
     for layer, cosine in zip(layer_of, cosines, strict=True):
         floor[layer] = max(floor.get(layer, 0.0), cosine * TOPIC_SHARE)
     best: dict[type, list[int]] = {}
     for index in sorted(range(len(entries)), key=lambda i: scores[i], reverse=True):
-        layer = layer_of[index]
-        group = best.setdefault(layer, [])
-        if len(group) < TOPIC_SIZE and cosines[index] > 0.0 and cosines[index] >= floor[layer]:
+        group = best.setdefault(layer_of[index], [])
+        if len(group) < TOPIC_SIZE:
             group.append(index)
-    return [i for group in best.values() for i in group]
+    return [
+        i for group in best.values() for i in group if cosines[i] > 0.0 and cosines[i] >= floor[layer_of[i]]
+    ]
 
 
 def _order_gains(
