@@ -19,7 +19,7 @@ from graph.beliefs import Action, BeliefChange, BeliefWrite, StatedFact
 from graph.errors import InvalidInput, NotFound
 from graph.models import Owner, RunWrite, new_id
 from graph.validation import require_aware, require_name, require_owner, require_text
-from graph.vocabulary import FACT_ID_PREFIX, FACT_KINDS, MAX_REASON_BYTES, RUN_ID_PREFIX
+from graph.vocabulary import FACT_ID_PREFIX, FACT_KINDS, MAX_FACT_BYTES, MAX_REASON_BYTES, RUN_ID_PREFIX
 
 __all__ = ["PERSON", "TRIGGERS", "BeliefChange", "Beliefs"]
 
@@ -91,7 +91,8 @@ class Beliefs:
         if reason is not None:
             require_text("reason", reason, MAX_REASON_BYTES, nul=False)
         if text is not None:
-            require_text("text", text, self.settings.max_text_bytes, nul=False)
+            # A fact's own limit, which RECMEM_MAX_TEXT_BYTES (a turn's) does not change.
+            require_text("text", text, MAX_FACT_BYTES, nul=False)
 
     async def _stated(self, text: str, kind: str, valid_from: datetime | None) -> StatedFact:
         vector = (await self.embedder.embed([text.strip()]))[0]

@@ -16,6 +16,7 @@ from consolidation.engine import MemoryEngine
 from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.types import Unit
 from graph.database import Database
+from graph.errors import InvalidInput
 from graph.models import Owner
 from graph.vocabulary import MAX_FACT_BYTES
 from tests.support.api import STORY, T0, Caller, count_nodes, new_caller, tell_story
@@ -324,3 +325,17 @@ async def test_a_change_waits_for_the_users_lease_and_writes_nothing_without_it(
     done = await engine.beliefs.retract(owner, fact.id, "wrong", by="test")
     assert done.changed is not None and done.changed.status == "retracted"
     assert await lease_of(db, owner) is None
+
+
+async def test_a_fact_text_is_bounded_by_the_fact_limit_not_the_turn_limit(db: Database) -> None:
+    """A fact may be longer than a turn is allowed to be (docs/corrections.md: 64 KiB)."""
+    engine = MemoryEngine(
+        db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings(max_text_bytes=64)
+    )
+    owner = Owner(f"t-{uuid.uuid4().hex[:12]}", "alice")
+    await engine.remember(owner, Unit(text="I moved to Lyon.", speaker="alice", occurred_at=T0))
+    text = "Alice moved to Lyon in the spring, " * 4  # 140 bytes: over the turn limit of this engine
+    added = await engine.beliefs.add(owner, text, "other", by="test")
+    assert added.fact is not None and added.fact.text == text.strip()
+    with pytest.raises(InvalidInput, match="65536"):
+        await engine.beliefs.add(owner, "x" * (MAX_FACT_BYTES + 1), "other", by="test")
