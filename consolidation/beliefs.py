@@ -19,12 +19,19 @@ from graph.beliefs import Action, BeliefChange, BeliefWrite, StatedFact
 from graph.errors import InvalidInput, NotFound
 from graph.models import Owner, RunWrite, new_id
 from graph.validation import require_aware, require_name, require_owner, require_text
-from graph.vocabulary import FACT_ID_PREFIX, FACT_KINDS, MAX_FACT_BYTES, MAX_REASON_BYTES, RUN_ID_PREFIX
+from graph.vocabulary import (
+    FACT_ID_PREFIX,
+    FACT_KINDS,
+    MAX_FACT_BYTES,
+    MAX_REASON_BYTES,
+    PERSON_PROVIDER,
+    RUN_ID_PREFIX,
+)
 
 __all__ = ["PERSON", "TRIGGERS", "BeliefChange", "Beliefs"]
 
 # The provider of a person's change, and the trigger each kind of change records on its run.
-PERSON = "person"
+PERSON = PERSON_PROVIDER
 TRIGGERS: dict[Action, str] = {"correct": "correction", "retract": "retraction", "add": "manual"}
 OPS: dict[Action, str] = {"correct": "correct_fact", "retract": "retract_fact", "add": "add_fact"}
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from graph.database import Database
 from graph.lexical import LAYER_STATISTICS, length
 from graph.scopes import metadata_from, scope_tokens
+from graph.vocabulary import PERSON_PROVIDER
 
 BATCH = 1_000
 
@@ -71,6 +72,7 @@ async def _memory_scopes(db: Database, batch: int) -> int:
                 user_id=g["user_id"],
                 episode_ids=g["episode_ids"],
                 fact_ids=g["fact_ids"],
+                person=PERSON_PROVIDER,
             )
             done += int(rows[0]["episodes"]) + int(rows[0]["facts"])
     return done

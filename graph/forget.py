@@ -9,6 +9,10 @@ can interleave.
 Nodes in a quantized vector index are emptied in place rather than deleted (a Neo4j 2026.08 bug
 breaks such an index when certain nodes leave it; see cypher/queries/forget/tombstone_nodes.cypher).
 Either way no property or edge of the erased node survives.
+
+A fact a person stated (a correction or an addition, whose producing run has the person provider)
+rests on that recorded change, not on the turn it cites: forgetting the turn keeps it as it is,
+derived from its run (docs/corrections.md#forgetting-a-cited-turn).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from graph.lexical import LAYER_STATISTICS, length
 from graph.models import EpisodeContent, FactContent, Owner, RunWrite
 from graph.records import decoder
 from graph.validation import require_text, require_vector
-from graph.vocabulary import MAX_FACT_BYTES, MAX_SUMMARY_BYTES
+from graph.vocabulary import MAX_FACT_BYTES, MAX_SUMMARY_BYTES, PERSON_PROVIDER
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +71,13 @@ class FactTouch:
     remaining: list[str]
     episode_ids: list[str]
     embedding: list[float]
+    # A person stated it: it rests on the recorded change, so it is neither erased nor rebuilt.
+    stated: bool
 
     @property
     def erased(self) -> bool:
         # The turns that state a fact are its evidence; without any, the fact goes.
-        return not self.remaining
+        return not self.remaining and not self.stated
 
 
 @dataclass(frozen=True)
@@ -96,7 +102,12 @@ class InteractionPlan:
     @property
     def kept_facts(self) -> list[FactTouch]:
         """Facts restated from their other interactions (or erased if those no longer state them)."""
-        return [f for f in self.facts if not f.erased]
+        return [f for f in self.facts if not f.erased and not f.stated]
+
+    @property
+    def stated_facts(self) -> list[FactTouch]:
+        """Facts a person stated: kept as they are, derived from their run once nothing else is left."""
+        return [f for f in self.facts if f.stated]
 
 
 @dataclass(frozen=True)
@@ -117,6 +128,7 @@ class InteractionErasure:
     lease_holder: str
     episode_ids: list[str] = field(default_factory=list)
     fact_ids: list[str] = field(default_factory=list)
+    stated_fact_ids: list[str] = field(default_factory=list)
     episode_rewrites: list[EpisodeRewrite] = field(default_factory=list)
     fact_rewrites: list[FactRewrite] = field(default_factory=list)
     runs: list[RunWrite] = field(default_factory=list)
@@ -152,7 +164,9 @@ class ForgetStore:
         self._quantized: set[str] | None = None
 
     async def plan(self, owner: Owner, interaction_id: str) -> InteractionPlan:
-        rows = await self.db.read("queries/forget/plan_interaction", **owner.params(), id=interaction_id)
+        rows = await self.db.read(
+            "queries/forget/plan_interaction", **owner.params(), id=interaction_id, person=PERSON_PROVIDER
+        )
         if not rows:
             raise NotFound(f"interaction {interaction_id!r} not found")
         return _plan_from(rows[0])
@@ -207,6 +221,12 @@ class ForgetStore:
                 raise NotFound(f"interaction {erasure.interaction_id!r} not found")
             await run(tx, "queries/forget/delete_parts", params | {"id": erasure.interaction_id})
             await self._remove(tx, params, "Interaction", [erasure.interaction_id], quantized)
+            if erasure.stated_fact_ids:
+                await run(
+                    tx,
+                    "queries/forget/rederive_stated",
+                    params | {"ids": erasure.stated_fact_ids, "person": PERSON_PROVIDER},
+                )
             await _rewrite(tx, params, erasure)
             if derived:
                 await _rescope(tx, params, erasure, derived[0])
@@ -292,6 +312,8 @@ class ForgetStore:
         rewritten = {e.id for e in erasure.episode_rewrites} | {f.id for f in erasure.fact_rewrites}
         if rewritten & (set(erasure.episode_ids) | set(erasure.fact_ids)):
             raise InvalidInput("a node cannot be both erased and rewritten")
+        if set(erasure.stated_fact_ids) & (set(erasure.fact_ids) | rewritten):
+            raise InvalidInput("a fact a person stated is kept as it is, neither erased nor rewritten")
 
 
 async def _rescope(
@@ -301,7 +323,11 @@ async def _rescope(
     episodes = [i for i in derived["episode_ids"] if i not in erasure.episode_ids]
     facts = [i for i in derived["fact_ids"] if i not in erasure.fact_ids]
     if episodes or facts:
-        await run(tx, "queries/forget/rescope", params | {"episode_ids": episodes, "fact_ids": facts})
+        await run(
+            tx,
+            "queries/forget/rescope",
+            params | {"episode_ids": episodes, "fact_ids": facts, "person": PERSON_PROVIDER},
+        )
 
 
 async def _rewrite(tx: AsyncManagedTransaction, params: dict[str, Any], erasure: InteractionErasure) -> None:

@@ -5,7 +5,9 @@ it alone states, episode versions resting on nothing else (or merges that added 
 versions and facts that also rest on other interactions survive, lose the edge, and have their text
 *rebuilt from the remaining interactions only* (the consolidator sees the remaining raw turns, never
 the old text), with a new embedding; a fact the remaining turns no longer state is erased instead.
-Facts that only erased facts had superseded become current again. All of it is prepared while
+Facts that only erased facts had superseded become current again. A fact a person stated (a
+correction or an addition) is kept as it is, resting on the recorded change once the turn it cited
+is gone, so the belief it replaced stays replaced (docs/corrections.md). All of it is prepared while
 holding the user's consolidation lease and written in one transaction, so no consolidation can
 interleave and nothing is half-done.
 
@@ -96,6 +98,7 @@ class Forgetter:
                 lease_holder=holder,
                 episode_ids=[e.id for e in plan.erased_episodes],
                 fact_ids=[f.id for f in plan.erased_facts] + prepared.erased_fact_ids,
+                stated_fact_ids=[f.id for f in plan.stated_facts],
                 episode_rewrites=prepared.episode_rewrites,
                 fact_rewrites=prepared.fact_rewrites,
                 runs=prepared.runs,

@@ -234,3 +234,139 @@ async def test_forget_waits_for_a_running_consolidation(
     await LeaseStore(db).release(owner, "consolidating-elsewhere")
     done = await _forgetter(db, embedder).forget_interaction(owner, ids[0])
     assert done.interaction_ids == [ids[0]]
+
+
+# -- a fact a person stated rests on the recorded change, not on the turn it cites ----------------
+
+PREVIEW = """query($id: ID!) { forgetInteractionPreview(id: $id) {
+  facts { id } rebuiltFacts { id } restoredFacts { id } } }"""
+CORRECT = """mutation($id: ID!, $text: String!, $reason: String!, $source: ID) {
+  correctFact(id: $id, text: $text, reason: $reason, sourceInteractionId: $source) {
+    fact { id agentIds } run { id by } } }"""
+AUDIT = """query($id: ID!) { fact(id: $id) { text status agentIds
+  supersededBy { reason fact { id } } derivedFrom { interactions { id } }
+  audit { corrections { id reason by } } } }"""
+FACTS = "MATCH (f:Fact) WHERE f.id IN $ids RETURN f.id AS id, f.status AS status ORDER BY id"
+SCOPES = "MATCH (f:Fact {id: $id}) RETURN f.scopes AS scopes"
+
+
+async def _correct_citing(caller: Caller, old_id: str, source: str) -> dict[str, Any]:
+    variables = {"id": old_id, "text": "Alice prefers eel.", "reason": "she said so", "source": source}
+    return dict((await caller.gql(CORRECT, variables))["correctFact"])
+
+
+async def _forget_as_previewed(caller: Caller, interaction_id: str) -> dict[str, Any]:
+    """The real forget, checked against its preview (erased, rebuilt and restored facts)."""
+    preview = (await caller.gql(PREVIEW, {"id": interaction_id}))["forgetInteractionPreview"]
+    result = dict((await caller.gql(FORGET, {"id": interaction_id}))["forgetInteraction"])
+    assert sorted(f["id"] for f in preview["facts"]) == sorted(result["factIds"])
+    assert sorted(f["id"] for f in preview["rebuiltFacts"]) == sorted(result["rebuiltFactIds"])
+    assert sorted(f["id"] for f in preview["restoredFacts"]) == sorted(result["restoredFactIds"])
+    return result
+
+
+async def test_forgetting_the_turn_a_correction_cites_keeps_the_correction(
+    db: Database, caller: Caller
+) -> None:
+    """The correction is made as it always was (nothing new is written on it): the forget knows it
+    by the person's run that produced it, so corrections from before the rule are kept too."""
+    payloads = await tell_story(caller)
+    old_id = payloads[3]["consolidation"]["factIds"][0]  # active, stated by the merge turn
+    said = await caller.gql(
+        'mutation { remember(input: {userId: "alice", text: "Actually I prefer eel.", sourceRef: "fix",'
+        ' agentId: "fixer"}, consolidate: false) { interactionId } }'
+    )
+    source = said["remember"]["interactionId"]
+    done = await _correct_citing(caller, old_id, source)
+    new_id_, run = done["fact"]["id"], done["run"]
+    assert done["fact"]["agentIds"] == ["fixer"]
+
+    result = await _forget_as_previewed(caller, source)
+    # The person's fact is neither erased nor rebuilt, and the old belief does not come back.
+    assert (result["factIds"], result["rebuiltFactIds"], result["restoredFactIds"]) == ([], [], [])
+    assert result["runIds"] == []
+    made = (await caller.gql(AUDIT, {"id": new_id_}))["fact"]
+    assert (made["text"], made["status"]) == ("Alice prefers eel.", "ACTIVE")
+    assert made["derivedFrom"]["interactions"] == []
+    # Nothing of the forgotten turn's scopes stays; the replaced belief's do, as without a source.
+    assert made["agentIds"] == []
+    assert await _graph(db, SCOPES, id=new_id_) == await _graph(db, SCOPES, id=old_id)
+    assert made["audit"]["corrections"] == [{"id": run["id"], "reason": "she said so", "by": run["by"]}]
+    # It now rests on its run, exactly like a correction made without a source.
+    sources = await _graph(
+        db, "MATCH (f:Fact {id: $id})-[d:DERIVED_FROM]->(s) RETURN labels(s) AS what, s.id AS id, d.run_id AS r",
+        id=new_id_,
+    )  # fmt: skip
+    assert sources == [{"what": ["ConsolidationRun"], "id": run["id"], "r": run["id"]}]
+    old = (await caller.gql(AUDIT, {"id": old_id}))["fact"]
+    assert old["status"] == "SUPERSEDED"
+    assert old["supersededBy"] == [{"reason": "she said so", "fact": {"id": new_id_}}]
+    assert [c["id"] for c in old["audit"]["corrections"]] == [run["id"]]
+    # Recall sees the correction, not the old belief, also within the old belief's scope.
+    filtered = await caller.gql(
+        """{ recall(userId: "alice", query: "eel sushi salmon", filter: {speakers: ["alice"]},
+             budget: {subconscious: 0, episodic: 0, semantic: 20}) { semantic { fact { id } } } }"""
+    )
+    found = {h["fact"]["id"] for h in filtered["recall"]["semantic"]}
+    assert new_id_ in found and old_id not in found
+
+
+async def test_forgetting_a_cited_turn_still_erases_what_consolidation_wrote_from_it(
+    db: Database, caller: Caller
+) -> None:
+    payloads = await tell_story(caller)
+    turns = [p["interactionId"] for p in payloads]
+    created, merged = payloads[3 - 1]["consolidation"], payloads[3]["consolidation"]
+    # A correction of the merge turn's fact that cites that same turn.
+    old_id = merged["factIds"][0]
+    done = await _correct_citing(caller, old_id, turns[3])
+    new_id_ = done["fact"]["id"]
+
+    result = await _forget_as_previewed(caller, turns[3])
+    # The consolidator's facts resting only on the turn go, and what they superseded holds again.
+    assert result["factIds"] == merged["factIds"]
+    assert set(result["restoredFactIds"]) == set(created["factIds"])
+    assert await _graph(db, FACTS, ids=created["factIds"]) == [
+        {"id": i, "status": "active"} for i in sorted(created["factIds"])
+    ]
+    # The person's correction stays, resting on its run; the fact it replaced is gone with the turn.
+    made = (await caller.gql(AUDIT, {"id": new_id_}))["fact"]
+    assert (made["text"], made["status"]) == ("Alice prefers eel.", "ACTIVE")
+    assert made["derivedFrom"]["interactions"] == []
+    assert [c["id"] for c in made["audit"]["corrections"]] == [done["run"]["id"]]
+    assert await _graph(db, FACTS, ids=[old_id]) == []
+
+
+async def test_a_correction_of_a_correction_keeps_its_chain_and_scopes(db: Database, caller: Caller) -> None:
+    payloads = await tell_story(caller)
+    old_id = payloads[3]["consolidation"]["factIds"][0]
+    said = await caller.gql(
+        'mutation { remember(input: {userId: "alice", text: "Eel, not salmon.", agentId: "fixer"},'
+        " consolidate: false) { interactionId } }"
+    )
+    source = said["remember"]["interactionId"]
+    first = await _correct_citing(caller, old_id, source)
+    second = dict(
+        (
+            await caller.gql(
+                CORRECT,
+                {"id": first["fact"]["id"], "text": "Alice prefers eel rolls.", "reason": "more precise",
+                 "source": source},
+            )
+        )["correctFact"]
+    )  # fmt: skip
+
+    result = await _forget_as_previewed(caller, source)
+    assert (result["factIds"], result["rebuiltFactIds"], result["restoredFactIds"]) == ([], [], [])
+    chain = [old_id, first["fact"]["id"], second["fact"]["id"]]
+    assert await _graph(db, FACTS, ids=chain) == sorted(
+        [{"id": old_id, "status": "superseded"}, {"id": chain[1], "status": "superseded"},
+         {"id": chain[2], "status": "active"}],
+        key=lambda row: row["id"],
+    )  # fmt: skip
+    history = await caller.gql("query($id: ID!) { fact(id: $id) { history { id } } }", {"id": chain[2]})
+    assert [f["id"] for f in history["fact"]["history"]][-3:] == chain  # after what the merge replaced
+    # Each correction answers in the scopes of what it replaced, recomputed in order.
+    expected = await _graph(db, SCOPES, id=old_id)
+    for fact_id in chain[1:]:
+        assert await _graph(db, SCOPES, id=fact_id) == expected

@@ -1,7 +1,9 @@
 // What forgetting one interaction touches, read while holding the user's consolidation lease:
 // every episode version and fact derived from it, and what else each of them rests on. An episode
 // version also reports the sources of the version it superseded, so the caller can tell whether
-// the version exists only because of this interaction (a merge that added nothing else).
+// the version exists only because of this interaction (a merge that added nothing else). A fact
+// reports whether a person stated it (a run of $person produced it: a correction or an addition),
+// for such a fact rests on the recorded change, not on the turn it cites.
 MATCH (x:Interaction {tenant: $tenant, user_id: $user_id, id: $id})
 CALL (x) {
   OPTIONAL MATCH (e:Episode)-[:DERIVED_FROM]->(x)
@@ -25,7 +27,11 @@ CALL (x) {
     id: f.id,
     remaining: [(f)-[:DERIVED_FROM]->(o:Interaction) WHERE o <> x | o.id],
     episode_ids: [(f)-[:DERIVED_FROM]->(e:Episode) | e.id],
-    embedding: f.embedding
+    embedding: f.embedding,
+    stated: EXISTS {
+      MATCH (r:ConsolidationRun)-[:PRODUCED]->(f)
+      WHERE r.tenant = $tenant AND r.user_id = $user_id AND r.provider = $person
+    }
   }) AS facts
 }
 RETURN x.id AS id, episodes, facts

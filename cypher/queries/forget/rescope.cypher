@@ -1,6 +1,7 @@
 // Recomputes the scopes of surviving episodes and facts from the interactions they still rest on
 // (graph/scopes.py), so that nothing of an erased interaction's agent, session or metadata stays.
-// Episodes first: a fact without exact interactions takes its episode's.
+// Episodes first: a fact without exact interactions takes its episode's. A fact a person stated
+// also takes the scopes of the facts it replaced (docs/scopes.md#inheritance).
 CYPHER 25
 CALL () {
   UNWIND $episode_ids AS id
@@ -17,17 +18,30 @@ CALL () {
 CALL () {
   UNWIND $fact_ids AS id
   MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: id})
-  CALL (f) {
+  // A fact a person stated (a run of $person produced it) answers, as when it was stated, in the
+  // scopes of the facts it replaced too (beliefs/supersede.cypher). Those facts go first, the
+  // oldest first, so a correction reads what it replaced already recomputed: each execution of
+  // the subquery below sees the scopes set by the ones before it.
+  WITH f, EXISTS {
+    MATCH (r:ConsolidationRun)-[:PRODUCED]->(f)
+    WHERE r.tenant = $tenant AND r.user_id = $user_id AND r.provider = $person
+  } AS stated
+  ORDER BY stated, f.created_at
+  CALL (f, stated) {
     OPTIONAL MATCH (f)-[:DERIVED_FROM]->(i:Interaction)
-    WITH f, collect(i.scopes) AS direct
+    WITH f, stated, collect(i.scopes) AS direct
     OPTIONAL MATCH (f)-[:DERIVED_FROM]->(e:Episode)
-    WITH direct, collect(e.scopes) AS episodes
-    UNWIND CASE WHEN size(direct) > 0 THEN direct ELSE episodes END AS held
-    UNWIND held AS token
-    WITH DISTINCT token ORDER BY token
-    RETURN collect(token) AS scopes
+    WITH f, stated, direct, collect(e.scopes) AS episodes
+    OPTIONAL MATCH (f)-[:SUPERSEDES]->(old:Fact) WHERE stated
+    WITH f, direct, episodes, collect(old.scopes) AS replaced
+    CALL (direct, episodes, replaced) {
+      UNWIND (CASE WHEN size(direct) > 0 THEN direct ELSE episodes END) + replaced AS held
+      UNWIND held AS token
+      WITH DISTINCT token ORDER BY token
+      RETURN collect(token) AS scopes
+    }
+    SET f.scopes = scopes
   }
-  SET f.scopes = scopes
   RETURN count(f) AS facts
 }
 RETURN episodes, facts
