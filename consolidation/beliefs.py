@@ -20,6 +20,7 @@ from graph.errors import InvalidInput, NotFound
 from graph.models import Owner, RunWrite, new_id
 from graph.validation import require_aware, require_name, require_owner, require_text
 from graph.vocabulary import (
+    CORRECTION_TRIGGER,
     FACT_ID_PREFIX,
     FACT_KINDS,
     MAX_FACT_BYTES,
@@ -32,7 +33,7 @@ __all__ = ["PERSON", "TRIGGERS", "BeliefChange", "Beliefs"]
 
 # The provider of a person's change, and the trigger each kind of change records on its run.
 PERSON = PERSON_PROVIDER
-TRIGGERS: dict[Action, str] = {"correct": "correction", "retract": "retraction", "add": "manual"}
+TRIGGERS: dict[Action, str] = {"correct": CORRECTION_TRIGGER, "retract": "retraction", "add": "manual"}
 OPS: dict[Action, str] = {"correct": "correct_fact", "retract": "retract_fact", "add": "add_fact"}
 
 

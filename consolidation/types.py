@@ -136,9 +136,19 @@ class Recall:
     context: Context | None = None
     # What the planner read from the query (None with the planner off).
     plan: Plan | None = None
+    # The beliefs a person withdrew (retracted, or replaced by a correction) that rest on the
+    # evidence, most recently withdrawn first: the evidence may still say them (docs/corrections.md).
+    withdrawn: list[Fact] = field(default_factory=list)
 
     def all_hits(self) -> list[RecallHit]:
         return [*self.semantic, *self.episodic, *self.subconscious]
+
+    def evidence(self) -> list[RecallHit]:
+        """What an answer reads: the assembled context's items when the recall has one (it fits
+        a token budget), else every per-layer hit."""
+        if self.context is not None:
+            return [item.hit for item in self.context.items]
+        return self.all_hits()
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -16,8 +17,10 @@ from graph.lucene import lucene_terms
 from graph.models import Episode, Fact, Hit, Interaction, Owner
 from graph.records import episode_from, fact_from, interaction_from
 from graph.scopes import NO_FILTER, ScopeFilter
+from graph.validation import require_aware
 from graph.vector_cache import LAYERS, Shortlist, VectorCache
 from graph.vectors import vector_param
+from graph.vocabulary import CORRECTION_TRIGGER, PERSON_PROVIDER, FactStatus
 
 T = TypeVar("T", Interaction, Episode, Fact)
 # Up to this many nodes of a user in a layer, dense search scans them all in the graph; above it,
@@ -215,6 +218,36 @@ class RecallSearch:
             return {}
         rows = await self.db.read("queries/recall/replaced", **owner.params(), ids=fact_ids)
         return {row["id"]: list(row["texts"]) for row in rows}
+
+    async def withdrawn(
+        self,
+        owner: Owner,
+        interaction_ids: list[str],
+        episode_ids: list[str],
+        as_of: datetime | None,
+        limit: int,
+    ) -> list[Fact]:
+        """The user's facts a person withdrew (retracted, or superseded by a person's correction)
+        that derive from these episodes or turns, directly or through an episode; with `as_of`,
+        those withdrawn at or before it. At most `limit`, the most recently withdrawn first; no
+        statement for no ids."""
+        if not interaction_ids and not episode_ids:
+            return []
+        if as_of is not None:
+            require_aware("as_of", as_of)
+        rows = await self.db.read(
+            "queries/recall/withdrawn",
+            **owner.params(),
+            interaction_ids=interaction_ids,
+            episode_ids=episode_ids,
+            as_of=as_of,
+            limit=limit,
+            retracted=FactStatus.RETRACTED.value,
+            superseded=FactStatus.SUPERSEDED.value,
+            person=PERSON_PROVIDER,
+            correction=CORRECTION_TRIGGER,
+        )
+        return [fact_from(row["fact"]) for row in rows]
 
     async def part_scores(
         self, owner: Owner, ids: list[str], vector: list[float]

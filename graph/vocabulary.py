@@ -36,9 +36,11 @@ FACT_STATUSES: tuple[str, ...] = tuple(status.value for status in FactStatus)
 # inline JSON enum of plain strings); a unit test checks that it names FACT_KINDS, in order.
 FactKindName = Literal["preference", "attribute", "event", "plan", "relation", "other"]
 
-# The provider (and model) on the run of a change a person made (docs/corrections.md): a fact
-# such a run produced rests on that recorded change, not on the turn it cites.
+# The provider of a run that records a person's change to a fact (docs/corrections.md): a fact
+# such a run produced rests on that recorded change, not on the turn it cites. The trigger of a
+# correction's run: recall names the beliefs such changes withdrew.
 PERSON_PROVIDER = "person"
+CORRECTION_TRIGGER = "correction"
 
 # -- id prefixes: `new_id(prefix)` makes "<prefix>_<hex>", so a bare id says which label it names.
 INTERACTION_ID_PREFIX = "int"

@@ -413,6 +413,11 @@ class Recall:
     context: RecallContext | None
     # What the planner read from the query (null with RECMEM_PLANNER=off).
     plan: RecallPlan | None
+    # Beliefs a person withdrew that rest on this recall's episodes and interactions (the context's,
+    # with `budget.tokens`), which they may still say: the user's facts retracted or replaced by a
+    # correction (at or before `asOf`, if given), at most 10, most recently withdrawn first. `status`,
+    # `validTo` and `supersededBy` tell what happened (docs/corrections.md).
+    withdrawn: tuple[Fact, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -797,6 +802,7 @@ fragment Recall on Recall {
     source fallback notes llmCalls promptTokens completionTokens
     askedAt window { start end text } order kind entities unresolved
   }
+  withdrawn { ...Fact }
 }
 fragment Interaction on Interaction {
   id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata
@@ -831,6 +837,7 @@ fragment Recall on Recall {
     source fallback notes llmCalls promptTokens completionTokens
     askedAt window { start end text } order kind entities unresolved
   }
+  withdrawn { ...Fact }
 }
 fragment Interaction on Interaction {
   id userId sessionId speaker text occurredAt seq consolidated consolidatedAt sourceRef agentId metadata

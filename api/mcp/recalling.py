@@ -38,7 +38,8 @@ async def recall(
     Use it before answering anything that may depend on what the user said before (preferences,
     plans, facts about them, earlier events). The context has the best facts, episodes and raw turns
     together, each interaction at most once; `items` tells where each line comes from. Set `layers`
-    only when you need the per-layer hit lists as well."""
+    only when you need the per-layer hit lists as well. `withdrawn` lists beliefs a person retracted
+    or corrected that the context may still state: do not take them as true."""
     context = context_of(ctx)
     owner = await require_user(context, user_id)
     found = await context.services.engine.recall(

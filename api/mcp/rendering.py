@@ -83,6 +83,7 @@ def recalled(found: engine.Recall, layers: bool) -> Recalled:
         nothing_relevant=assembled.nothing_relevant,
         layers=_layers(found) if layers else None,
         plan=_plan(found.plan),
+        withdrawn=[_view(FactView, f) for f in found.withdrawn],
     )
 
 

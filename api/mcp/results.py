@@ -90,6 +90,11 @@ class Recalled(BaseModel):
         default=None,
         description="What the planner read from the query (no LLM call unless RECMEM_PLANNER=llm).",
     )
+    withdrawn: list[FactView] = Field(
+        default_factory=list,
+        description="Beliefs a person retracted or corrected that rest on the context's items, which may "
+        "still say them: do not state them as true (at most 10, most recently withdrawn first).",
+    )
 
 
 class Evidence(BaseModel):

@@ -161,6 +161,12 @@ class Recall:
     plan: RecallPlan | None = strawberry.field(
         description="What the planner read from the query (null with RECMEM_PLANNER=off)."
     )
+    withdrawn: list[Fact] = strawberry.field(
+        description="Beliefs a person withdrew that rest on this recall's episodes and interactions (the "
+        "context's, with `budget.tokens`), which they may still say: the user's facts retracted or "
+        "replaced by a correction (at or before `asOf`, if given), at most 10, most recently withdrawn "
+        "first. `status`, `validTo` and `supersededBy` tell what happened (docs/corrections.md)."
+    )
 
     @staticmethod
     def of(r: engine_types.Recall) -> Recall:
@@ -168,6 +174,7 @@ class Recall:
             query=r.query,
             as_of=r.as_of,
             plan=RecallPlan.of(r.plan),
+            withdrawn=[Fact.of(f) for f in r.withdrawn],
             context=RecallContext.of(r.context) if r.context is not None else None,
             subconscious=[
                 InteractionHit(score=h.score, rank_score=h.rank_score, interaction=Interaction.of(h.item))

@@ -6,23 +6,33 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from consolidation.consolidating.consolidator import AnswerInput, Consolidator, EvidenceItem
+from consolidation.consolidating.prompts.answer import WithdrawnBelief
 from consolidation.consolidating.runs import failed_run, run_record
 from consolidation.providers.llm.types import LLMError
 from consolidation.types import Answer, Recall, RecallHit
 from graph.consolidations import ConsolidationStore
-from graph.models import Owner
+from graph.models import Fact, Interaction, Owner
+from graph.vocabulary import FactStatus
 
 
 def _evidence(hits: list[RecallHit]) -> list[EvidenceItem]:
-    return [EvidenceItem(id=h.id, text=h.text, at=h.at) for h in hits]
+    return [
+        EvidenceItem(
+            id=h.id, text=h.text, at=h.at, speaker=h.item.speaker if isinstance(h.item, Interaction) else None
+        )
+        for h in hits
+    ]
 
 
-def _answer_hits(recall: Recall) -> list[RecallHit]:
-    """The assembled context when the recall has one (it fits a token budget), else every
-    per-layer hit."""
-    if recall.context is not None:
-        return [item.hit for item in recall.context.items]
-    return recall.all_hits()
+def _withdrawn(facts: list[Fact]) -> list[WithdrawnBelief]:
+    """The recall's withdrawn beliefs as the answerer is told them: a superseded one was
+    replaced by a person's correction (the recall names no other)."""
+    return [
+        WithdrawnBelief(
+            text=f.text, kind=f.kind, change="retracted" if f.status == FactStatus.RETRACTED else "corrected"
+        )
+        for f in facts
+    ]
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,7 +46,7 @@ class Answerer:
     ) -> Answer:
         """One answer from `recall`; relative dates in `question` count from `asked_at` (else
         from the day the recall's plan was asked on, when it has one)."""
-        hits = _answer_hits(recall)
+        hits = recall.evidence()
         asked = asked_at if asked_at is not None or recall.plan is None else recall.plan.asked_at
         evidence = AnswerInput(
             question=question,
@@ -45,6 +55,7 @@ class Answerer:
             facts=_evidence([h for h in hits if h.layer == "semantic"]),
             episodes=_evidence([h for h in hits if h.layer == "episodic"]),
             interactions=_evidence([h for h in hits if h.layer == "subconscious"]),
+            withdrawn_beliefs=_withdrawn(recall.withdrawn),
         )
         read = [h.id for h in hits]
         try:

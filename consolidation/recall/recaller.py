@@ -36,6 +36,8 @@ POOL_MIN = 20
 POOL_MAX = 200
 TOKENS_PER_SHORT = 15
 TOKENS_PER_EPISODE = 100
+# How many withdrawn beliefs a recall names at most (the most recently withdrawn).
+WITHDRAWN = 10
 
 
 @dataclass(eq=False)
@@ -118,7 +120,7 @@ class Recaller:
         context = None
         if tokens is not None:
             context = await self._context(owner, found, sources, tokens, vector, min_score, plan, named)
-        return Recall(
+        recall = Recall(
             query,
             as_of,
             _with_ranks(_interaction_hits(sub), sub_ranked),
@@ -127,6 +129,9 @@ class Recaller:
             context,
             plan,
         )
+        turns, episodes = evidence_sources(recall.evidence())
+        withdrawn = await self.stores.search.withdrawn(owner, turns, episodes, as_of, WITHDRAWN)
+        return replace(recall, withdrawn=withdrawn)
 
     async def _context(
         self,
@@ -219,6 +224,21 @@ class Recaller:
             else _nothing(),
         )
         return RecallCandidates(interactions=_dense(sub), episodes=_dense(epi), facts=_dense(sem))
+
+
+def evidence_sources(evidence: Sequence[RecallHit]) -> tuple[list[str], list[str]]:
+    """The turns and episode versions a withdrawn belief may rest on: each turn and episode of
+    `evidence`, and the turns each episode rests on (its summary may say what they said where the
+    belief derives from an earlier version of it)."""
+    turns: dict[str, None] = {}
+    episodes: dict[str, None] = {}
+    for hit in evidence:
+        if hit.layer == "subconscious":
+            turns[hit.id] = None
+        elif hit.layer == "episodic":
+            episodes[hit.id] = None
+            turns.update(dict.fromkeys(hit.interaction_ids))
+    return list(turns), list(episodes)
 
 
 def context_pools(budgets: Budgets, tokens: int) -> Budgets:

@@ -342,6 +342,13 @@ async def test_correct_retract_and_add_facts(open_client: Opener, live: str, ten
         audit = await memory.audit(corrected.fact.id)
         assert [r.trigger for r in audit.corrections] == ["correction", "retraction"]
         assert all(r.by == corrected.run.by for r in audit.corrections)
+        # Recall names both withdrawn beliefs, the latest first: the correction rests on a turn
+        # the recall returns, as the belief it replaced does.
+        found = await memory.recall("carol", "sushi salmon wasabi eel")
+        assert [(f.id, f.status) for f in found.withdrawn] == [
+            (corrected.fact.id, FactStatus.RETRACTED),
+            (created.fact_ids[0], FactStatus.SUPERSEDED),
+        ]
         with pytest.raises(BadUserInput):
             await memory.retract_fact(corrected.fact.id, "again")
         added = await memory.add_fact("carol", "Carol is vegetarian.", "attribute", valid_from=_day(9))

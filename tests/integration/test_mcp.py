@@ -509,6 +509,11 @@ async def test_correct_retract_and_add_facts(db: Database, live: str, tenant: st
         assert retracted["fact"] is None and retracted["changed_fact"]["status"] == "retracted"
         audit = await call(mcp, "audit_fact", fact_id=new_id)
         assert [c["trigger"] for c in audit["corrections"]] == ["correction", "retraction"]
+        # Recall names the belief the correction withdrew, which the turns it rests on still say;
+        # the correction (retracted since) rests on no turn of the context.
+        found = await call(mcp, "recall", user_id="alice", query="Does Alice like sushi with salmon?")
+        assert [(f["id"], f["status"]) for f in found["withdrawn"]] == [(active, "superseded")]
+        assert found["withdrawn"][0]["valid_to"] is not None
 
         added = await call(mcp, "add_fact", user_id="alice", text="Alice is vegetarian.", kind="attribute")
         assert added["fact"]["kind"] == "attribute" and added["trigger"] == "manual"

@@ -83,6 +83,12 @@ def _capped(candidates: list[tuple[Unit, FactDraft]]) -> list[tuple[Unit, FactDr
     return sorted(kept, key=lambda entry: entry[0].position)
 
 
+def restates(text: str, fact: str, kind: str) -> bool:
+    """Whether `text` says what `fact` (of `kind`) says, by the test a draft that repeats a
+    retracted fact fails (the offline answerer's test for a withdrawn belief, too)."""
+    return _repeats(_fact_key(text), _fact_key(fact), kind)
+
+
 def _fact_key(text: str) -> _Key:
     """What near-duplicate checks compare: the words without dates, and the days named."""
     normalized = plain(text)

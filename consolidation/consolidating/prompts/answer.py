@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -11,13 +11,32 @@ from consolidation.providers.llm.types import ChatMessage
 
 TASK = "answer"
 
-__all__ = ["TASK", "AnswerDraft", "AnswerInput", "EvidenceItem", "keep_known_ids", "messages"]
+__all__ = [
+    "TASK",
+    "AnswerDraft",
+    "AnswerInput",
+    "EvidenceItem",
+    "WithdrawnBelief",
+    "keep_known_ids",
+    "messages",
+]
 
 
 class EvidenceItem(common.PromptInput):
     id: str
     text: str
     at: common.UtcDatetime | None = None
+    # Who said a turn: the offline answerer reads its sentences as statements about them. The
+    # prompt does not show it.
+    speaker: str | None = None
+
+
+class WithdrawnBelief(common.PromptInput):
+    """A belief a person withdrew that rests on this evidence: not to be stated as true."""
+
+    text: str
+    kind: str
+    change: Literal["retracted", "corrected"]
 
 
 class AnswerInput(common.PromptInput):
@@ -28,6 +47,7 @@ class AnswerInput(common.PromptInput):
     facts: list[EvidenceItem] = Field(default_factory=list)
     episodes: list[EvidenceItem] = Field(default_factory=list)
     interactions: list[EvidenceItem] = Field(default_factory=list)
+    withdrawn_beliefs: list[WithdrawnBelief] = Field(default_factory=list)
 
     def all_ids(self) -> list[str]:
         return [item.id for item in (*self.facts, *self.episodes, *self.interactions)]
@@ -54,6 +74,12 @@ SYSTEM = (
 )
 
 INSTRUCTION = "Answer the question. Reply with a JSON object holding `answer` and `used_ids`."
+# Added only when the data lists withdrawn beliefs, so other prompts stay as they were.
+WITHDRAWN_RULE = (
+    "`withdrawn_beliefs` were withdrawn by a person (retracted, or corrected): they are not true, "
+    "even where the memory items still say them. Never state one as true. When a correction in "
+    "the memory replaced one, answer with the correction."
+)
 
 
 def _items(items: list[EvidenceItem]) -> list[dict[str, Any]]:
@@ -61,7 +87,7 @@ def _items(items: list[EvidenceItem]) -> list[dict[str, Any]]:
 
 
 def messages(inp: AnswerInput) -> list[ChatMessage]:
-    payload = {
+    payload: dict[str, Any] = {
         "question": inp.question,
         "as_of": common.iso(inp.as_of),
         "asked_at": common.iso(inp.asked_at),
@@ -69,7 +95,13 @@ def messages(inp: AnswerInput) -> list[ChatMessage]:
         "episodes": _items(inp.episodes),
         "interactions": _items(inp.interactions),
     }
-    return common.chat(SYSTEM, INSTRUCTION, payload)
+    if not inp.withdrawn_beliefs:
+        return common.chat(SYSTEM, INSTRUCTION, payload)
+    payload["withdrawn_beliefs"] = [
+        {"change": withdrawn.change, "kind": withdrawn.kind, "text": withdrawn.text}
+        for withdrawn in inp.withdrawn_beliefs
+    ]
+    return common.chat(SYSTEM, f"{WITHDRAWN_RULE} {INSTRUCTION}", payload)
 
 
 def keep_known_ids(inp: AnswerInput, draft: AnswerDraft) -> AnswerDraft:
