@@ -13,6 +13,7 @@ request the page makes must stay on the service's origin.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -33,7 +34,7 @@ from graph.settings import Neo4jSettings
 from harness.serve_process import free_port, free_ports, serving
 from tests.support.api import STORY
 from tests.support.browser import offline_chromium
-from tests.support.serve import READY_WITHIN_S, KeyedService, keyed_service, serve_env
+from tests.support.serve import READY_WITHIN_S, KeyedService, keyed_service, run_recmem, serve_env
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 # Unrelated notes (no two share enough words for the recurrence gate): they fill the first page
@@ -82,6 +83,7 @@ ADD_FACT = """mutation($user: ID!, $text: String!, $kind: FactKind!) {
 # The audit graph's node count (a data attribute): more than the fact and its neighbours.
 MANY_NODES = re.compile(r"^(?:[6-9]|[1-9]\d+)$")
 PHONE = 375  # a small phone's width, in CSS pixels
+EPISODE_PAGE = 25  # episodes per page of the explorer's list (ui/src/views/Episodes.tsx)
 
 
 @dataclass(frozen=True)
@@ -119,13 +121,17 @@ def service(
         yield service
 
 
-def _remember(service: KeyedService, user: str, text: str, day: float, session: str) -> dict[str, Any]:
+def _remember(
+    service: KeyedService, user: str, text: str, day: float, session: str, **scopes: Any
+) -> dict[str, Any]:
+    """One turn, consolidated at once; `scopes` adds `agentId` or `metadata`."""
     unit = {
         "userId": user,
         "text": text,
         "speaker": user,
         "sessionId": session,
         "occurredAt": (T0 + timedelta(days=day)).isoformat(),
+        **scopes,
     }
     return dict(service.post(REMEMBER, {"input": unit, "now": True})["remember"])
 
@@ -630,6 +636,82 @@ def test_changes_by_hand_stay_with_the_fact_on_screen(
         page.get_by_role("button", name="Recall").click()
         expect(page.get_by_test_id("recall-result")).to_be_visible(timeout=30_000)
         expect(page.get_by_role("alert")).to_have_count(0)
+    seen.assert_same_origin(service.base)
+    seen.assert_quiet(service.base)
+
+
+# Gus: more current episodes than one page of the API holds (at most 100 a page).
+GUS_EPISODES = 105
+
+
+def _episodes_file(path: Path, count: int) -> Path:
+    """An export file (docs/export.md) of `count` current episodes, one a day: far quicker to
+    import than to consolidate."""
+
+    def at(day: int) -> dict[str, str]:
+        return {"$datetime": (T0 + timedelta(days=day)).isoformat()}
+
+    header = {
+        "kind": "header",
+        "format": "recmem-export",
+        "schema_version": 1,
+        "exported_at": T0.isoformat(),
+        "owner": {"tenant": "seed", "user_id": "gus"},
+        "embedder": {"name": "hashing-v2", "dimension": 384},
+        "embedding_template": "{text}",
+        "counts": {"nodes": {"Episode": count}, "edges": {}},
+    }
+    episodes = [
+        {
+            "kind": "node",
+            "labels": ["Episode"],
+            "id": f"epi_{day:032x}",
+            "held": True,
+            "properties": {
+                "title": f"Topic {day:03d}",
+                "summary": f"Gus talked about topic {day:03d}.",
+                "version": 1,
+                "first_at": at(day),
+                "last_at": at(day),
+                "created_at": at(day),
+                "current": True,
+                "valid_from": at(day),
+            },
+        }
+        for day in range(count)
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in [header, *episodes]), encoding="utf-8")
+    return path
+
+
+def test_episodes_load_page_by_page(
+    service: KeyedService, browser: Browser, shots: Shots, tmp_path: Path
+) -> None:
+    """A user with more episodes than one page of the API: the list loads a page, then the next
+    ones on "Load more episodes", until every episode is shown."""
+    run_recmem(
+        service.served,
+        *("import", "--tenant", service.tenant, "--user", "gus"),
+        str(_episodes_file(tmp_path / "gus.jsonl", GUS_EPISODES)),
+    )
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    seen = Recorder(page)
+    with closing(context), shots.on_failure(page, seen, "episodes-paging-failure"):
+        _sign_in(page, service, service.key)
+        page.evaluate("() => { window.location.hash = '#/u/gus/episodes' }")
+        cards = page.locator("ul.cards > li.card")
+        more = page.get_by_role("button", name="Load more episodes")
+        expect(cards).to_have_count(EPISODE_PAGE, timeout=30_000)
+        expect(more).to_be_visible()
+        for loaded in range(2 * EPISODE_PAGE, GUS_EPISODES + EPISODE_PAGE, EPISODE_PAGE):
+            more.click()
+            expect(cards).to_have_count(min(loaded, GUS_EPISODES), timeout=30_000)
+        expect(more).to_have_count(0)
+        titles = cards.locator("strong").all_inner_texts()
+        assert sorted(titles) == [f"Topic {day:03d}" for day in range(GUS_EPISODES)], titles
+        cards.last.scroll_into_view_if_needed()
+        shots.take(page, "episodes-paged")
     seen.assert_same_origin(service.base)
     seen.assert_quiet(service.base)
 

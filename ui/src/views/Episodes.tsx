@@ -1,22 +1,28 @@
 // Episodes: the current versions, and one episode's version history with what each merge changed
-// (a word diff of the summaries) and the interactions each version rests on.
+// (a word diff of the summaries) and the interactions each version rests on. The list loads a
+// page at a time ("Load more episodes").
 import { diffWords } from "diff";
 import { Badge, count, Empty, ErrorBox, Loading, Time } from "../common";
 import { graphql } from "../gql";
 import type { EpisodeDetailQuery } from "../gql/graphql";
 import { useLiveQuery } from "../live";
+import { LoadMore, nextCursor, type PageSlot, useCursorPages } from "../paging";
 import { href } from "../route";
 
 const LIST = graphql(`
-  query EpisodeList($user: ID!) {
+  query EpisodeList($user: ID!, $first: Int!, $after: String) {
     user(id: $user) {
       id
-      episodes(first: 100, current: true) {
+      episodes(first: $first, after: $after, current: true) {
+        pageInfo { hasNextPage endCursor }
         nodes { id title version summary firstAt lastAt }
       }
     }
   }
 `);
+
+// Episodes per page: cards with a summary each, a page like the timeline's.
+const SIZE = 25;
 
 const DETAIL = graphql(`
   query EpisodeDetail($id: ID!) {
@@ -44,28 +50,43 @@ export function Episodes({ user, id }: { user: string; id?: string }) {
 }
 
 function EpisodeList({ user }: { user: string }) {
-  const [{ data, fetching, error }, reread] = useLiveQuery({ query: LIST, variables: { user } });
-  const episodes = data?.user?.episodes.nodes;
+  // One slot per loaded page, as in the other lists.
+  const { pages, more } = useCursorPages(user);
   return (
     <section aria-labelledby="episodes-title">
       <h2 id="episodes-title">Episodes</h2>
-      {error && <ErrorBox error={error} retry={reread} />}
-      {fetching && !data && <Loading what="episodes" />}
-      {data && !episodes?.length && <Empty>No episodes yet: a topic becomes one once it recurs.</Empty>}
-      <ul className="cards">
-        {episodes?.map((episode) => (
-          <li key={episode.id} className="card">
-            <a href={href({ view: "episodes", user, id: episode.id })}>
-              <strong>{episode.title}</strong> <Badge tone="info">v{episode.version}</Badge>
-            </a>
-            <p>{episode.summary}</p>
-            <small>
-              <Time at={episode.firstAt} /> – <Time at={episode.lastAt} />
-            </small>
-          </li>
+      <ul className="cards" data-testid="episode-list">
+        {pages.map((slot) => (
+          <EpisodePage key={slot.after ?? "start"} slot={slot} user={user} onMore={more} />
         ))}
       </ul>
     </section>
+  );
+}
+
+function EpisodePage({ slot, user, onMore }: { slot: PageSlot; user: string; onMore: (cursor: string) => void }) {
+  const [{ data, fetching, error }, reread] = useLiveQuery({ query: LIST, variables: { user, first: SIZE, after: slot.after } });
+  const connection = data?.user?.episodes;
+  const episodes = connection?.nodes ?? [];
+  const next = nextCursor(slot, connection);
+  if (error) return <li><ErrorBox error={error} retry={reread} /></li>;
+  if (fetching && !data) return <li><Loading what="episodes" /></li>;
+  return (
+    <>
+      {slot.first && !next && episodes.length === 0 && <li><Empty>No episodes yet: a topic becomes one once it recurs.</Empty></li>}
+      {episodes.map((episode) => (
+        <li key={episode.id} className="card">
+          <a href={href({ view: "episodes", user, id: episode.id })}>
+            <strong>{episode.title}</strong> <Badge tone="info">v{episode.version}</Badge>
+          </a>
+          <p>{episode.summary}</p>
+          <small>
+            <Time at={episode.firstAt} /> – <Time at={episode.lastAt} />
+          </small>
+        </li>
+      ))}
+      {next && <LoadMore label="Load more episodes" onClick={() => onMore(next)} />}
+    </>
   );
 }
 
