@@ -640,6 +640,117 @@ def test_changes_by_hand_stay_with_the_fact_on_screen(
     seen.assert_quiet(service.base)
 
 
+# Erin: the sushi story said to agent "chef" in session "dinner" (an episode and its facts), and
+# three notes to agent "planner" in two sessions of its own; each with a topic in its metadata.
+ERIN_FOOD = STORY[:4]
+ERIN_TRAVEL = [("trip", NOTES[0]), ("trip", NOTES[13]), ("visa", NOTES[24])]
+FACTS_OF = "query($user: ID!) { user(id: $user) { facts(first: 100) { nodes { text } } } }"
+
+
+def test_a_scope_filter_narrows_the_views(service: KeyedService, browser: Browser, shots: Shots) -> None:
+    """The filter by agent, session and metadata: asked of the API by every list and by recall,
+    kept in the hash (a reload or a shared link keeps it), said on screen, and cleared at once."""
+    story = [
+        _remember(service, "erin", text, day, "dinner", agentId="chef", metadata={"topic": "food"})
+        for day, text in enumerate(ERIN_FOOD)
+    ]
+    assert [s["consolidation"]["action"] for s in story[2:]] == ["CREATED", "MERGED"], story
+    for day, (session, text) in enumerate(ERIN_TRAVEL, start=10):
+        meta = {"topic": "travel"}
+        _remember(service, "erin", text, day, session, agentId="planner", metadata=meta)
+    facts = [fact["text"] for fact in service.post(FACTS_OF, {"user": "erin"})["user"]["facts"]["nodes"]]
+    assert facts, "the story made no fact"
+    everything = len(ERIN_FOOD) + len(ERIN_TRAVEL)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    seen = Recorder(page)
+    asked: list[str] = []  # the GraphQL requests' bodies: the filter must be the API's
+    page.on("request", lambda r: asked.append(r.post_data or "") if r.url.endswith("/graphql") else None)
+    with closing(context), shots.on_failure(page, seen, "scope-failure"):
+        _sign_in(page, service, service.key)
+        page.evaluate("() => { window.location.hash = '#/u/erin/timeline' }")
+        items = page.get_by_test_id("interaction")
+        expect(items).to_have_count(everything, timeout=30_000)
+        scope = page.get_by_test_id("scope-active")
+        expect(scope).to_have_count(0)
+
+        # One session: only its turns, said so, in the hash, and asked of the API.
+        page.get_by_label("Session", exact=True).fill("trip")
+        page.get_by_role("button", name="Apply filter").click()
+        trip = [text for session, text in ERIN_TRAVEL if session == "trip"]
+        expect(items).to_have_count(len(trip), timeout=30_000)
+        assert items.locator(".text").all_inner_texts() == trip
+        expect(scope).to_contain_text("session trip")
+        assert page.evaluate("() => window.location.hash") == "#/u/erin/timeline?session=trip"
+        assert any('"sessionIds":["trip"]' in body and "TimelinePage" in body for body in asked)
+        shots.take(page, "scope-timeline")
+        page.reload()
+        expect(items).to_have_count(len(trip), timeout=30_000)
+        expect(scope).to_contain_text("session trip")
+        expect(page.get_by_label("Session", exact=True)).to_have_value("trip")
+
+        # The tabs keep it: the facts and episodes of that session (none), then of the story's.
+        page.get_by_role("link", name="Facts", exact=True).click()
+        expect(page.get_by_text("No facts")).to_be_visible(timeout=30_000)
+        expect(scope).to_contain_text("session trip")
+        page.get_by_label("Session", exact=True).fill("dinner")
+        page.get_by_role("button", name="Apply filter").click()
+        fact_list = page.get_by_test_id("fact-list")
+        for text in facts:
+            expect(fact_list.get_by_text(text, exact=True).first).to_be_visible(timeout=30_000)
+        assert page.evaluate("() => window.location.hash") == "#/u/erin/facts?session=dinner"
+        assert any('"sessionIds":["dinner"]' in body and "FactList" in body for body in asked)
+        shots.take(page, "scope-facts")
+        page.get_by_role("link", name="Episodes", exact=True).click()
+        expect(page.locator("ul.cards > li.card")).to_have_count(1, timeout=30_000)
+        page.get_by_label("Agent", exact=True).fill("planner")
+        page.get_by_role("button", name="Apply filter").click()
+        expect(page.get_by_text("No episodes")).to_be_visible(timeout=30_000)
+        expect(scope).to_contain_text("agent planner")
+        expect(scope).to_contain_text("session dinner")
+
+        # Metadata: key=value, or it is said to be wrong in place.
+        page.get_by_role("link", name="Timeline", exact=True).click()
+        page.get_by_label("Agent", exact=True).fill("")
+        page.get_by_label("Session", exact=True).fill("")
+        page.get_by_label("Metadata", exact=True).fill("topic")
+        page.get_by_role("button", name="Apply filter").click()
+        expect(page.get_by_role("alert")).to_contain_text("key=value", timeout=30_000)
+        page.get_by_label("Metadata", exact=True).fill("topic=travel")
+        page.get_by_role("button", name="Apply filter").click()
+        expect(items).to_have_count(len(ERIN_TRAVEL), timeout=30_000)
+        expect(scope).to_contain_text("topic=travel")
+        expect(page.get_by_role("alert")).to_have_count(0)
+
+        # Cleared: everything again, and a hash without a query.
+        page.get_by_role("button", name="Clear filter").click()
+        expect(items).to_have_count(everything, timeout=30_000)
+        expect(scope).to_have_count(0)
+        assert page.evaluate("() => window.location.hash") == "#/u/erin/timeline"
+        expect(page.get_by_label("Metadata", exact=True)).to_have_value("")
+
+        # A shared link opens filtered; recall takes the same filter.
+        page.goto(f"{service.base}/ui/#/u/erin/recall?agent=planner")
+        expect(scope).to_contain_text("agent planner", timeout=30_000)
+        page.get_by_label("Query").fill("sushi with salmon")
+        page.get_by_role("button", name="Recall").click()
+        turns = page.get_by_test_id("layer-subconscious").locator("li")
+        expect(page.get_by_test_id("recall-result")).to_be_visible(timeout=30_000)
+        assert turns.count() > 0
+        said = {text for _, text in ERIN_TRAVEL}
+        assert all(any(text in turn for text in said) for turn in turns.all_inner_texts())
+        expect(page.get_by_test_id("layer-semantic").locator("li")).to_have_count(0)
+        assert any('"agentIds":["planner"]' in body and "RecallPlayground" in body for body in asked)
+        shots.take(page, "scope-recall")
+        # Cleared, the same recall is asked again: the story's facts come back.
+        page.get_by_role("button", name="Clear filter").click()
+        semantic = page.get_by_test_id("layer-semantic").locator("li")
+        expect(semantic.first).to_be_visible(timeout=30_000)
+        assert all(any(text in hit for text in facts) for hit in semantic.all_inner_texts())
+    seen.assert_same_origin(service.base)
+    seen.assert_quiet(service.base)
+
+
 # Gus: more current episodes than one page of the API holds (at most 100 a page).
 GUS_EPISODES = 105
 

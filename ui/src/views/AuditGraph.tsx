@@ -4,7 +4,7 @@
 import cytoscape, { type ElementDefinition } from "cytoscape";
 import { useEffect, useRef } from "react";
 import type { FactDetailQuery } from "../gql/graphql";
-import { href } from "../route";
+import { useViewHref } from "./Scope";
 
 type Fact = NonNullable<FactDetailQuery["fact"]>;
 
@@ -64,6 +64,7 @@ const STYLE: cytoscape.StylesheetJson = [
 
 export default function AuditGraph({ user, fact }: { user: string; fact: Fact }) {
   const container = useRef<HTMLDivElement>(null);
+  const to = useViewHref();
   useEffect(() => {
     if (!container.current) return;
     const graph = cytoscape({
@@ -76,13 +77,13 @@ export default function AuditGraph({ user, fact }: { user: string; fact: Fact })
     graph.on("tap", "node", (event) => {
       const target = event.target as cytoscape.NodeSingular;
       const id = target.id();
-      if (target.hasClass("fact") && id !== fact.id) window.location.hash = href({ view: "facts", user, id });
-      if (target.hasClass("episode")) window.location.hash = href({ view: "episodes", user, id });
+      if (target.hasClass("fact") && id !== fact.id) window.location.hash = to({ view: "facts", user, id });
+      if (target.hasClass("episode")) window.location.hash = to({ view: "episodes", user, id });
     });
     container.current.dataset.nodes = String(graph.nodes().length);
     container.current.dataset.edges = String(graph.edges().length);
     return () => graph.destroy();
-  }, [fact, user]);
+  }, [fact, user, to]);
   return (
     <>
       <ul className="legend" aria-label="Legend">

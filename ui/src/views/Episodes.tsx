@@ -4,16 +4,16 @@
 import { diffWords } from "diff";
 import { Badge, count, Empty, ErrorBox, Loading, Time } from "../common";
 import { graphql } from "../gql";
-import type { EpisodeDetailQuery } from "../gql/graphql";
+import type { EpisodeDetailQuery, RecallFilter } from "../gql/graphql";
 import { useLiveQuery } from "../live";
 import { LoadMore, nextCursor, type PageSlot, useCursorPages } from "../paging";
-import { href } from "../route";
+import { ViewLink } from "./Scope";
 
 const LIST = graphql(`
-  query EpisodeList($user: ID!, $first: Int!, $after: String) {
+  query EpisodeList($user: ID!, $first: Int!, $after: String, $filter: RecallFilter) {
     user(id: $user) {
       id
-      episodes(first: $first, after: $after, current: true) {
+      episodes(first: $first, after: $after, current: true, filter: $filter) {
         pageInfo { hasNextPage endCursor }
         nodes { id title version summary firstAt lastAt }
       }
@@ -45,27 +45,30 @@ const DETAIL = graphql(`
   }
 `);
 
-export function Episodes({ user, id }: { user: string; id?: string }) {
-  return id ? <EpisodeDetail user={user} id={id} /> : <EpisodeList user={user} />;
+export function Episodes({ user, id, filter }: { user: string; id?: string; filter: RecallFilter | null }) {
+  return id ? <EpisodeDetail user={user} id={id} /> : <EpisodeList user={user} filter={filter} />;
 }
 
-function EpisodeList({ user }: { user: string }) {
-  // One slot per loaded page, as in the other lists.
-  const { pages, more } = useCursorPages(user);
+function EpisodeList({ user, filter }: { user: string; filter: RecallFilter | null }) {
+  // One slot per loaded page, as in the other lists; the filter is the API's, so a new one starts over.
+  const scopeKey = JSON.stringify(filter);
+  const { pages, more } = useCursorPages(JSON.stringify([user, scopeKey]));
   return (
     <section aria-labelledby="episodes-title">
       <h2 id="episodes-title">Episodes</h2>
       <ul className="cards" data-testid="episode-list">
         {pages.map((slot) => (
-          <EpisodePage key={slot.after ?? "start"} slot={slot} user={user} onMore={more} />
+          <EpisodePage key={`${scopeKey}-${slot.after ?? "start"}`} slot={slot} user={user} filter={filter} onMore={more} />
         ))}
       </ul>
     </section>
   );
 }
 
-function EpisodePage({ slot, user, onMore }: { slot: PageSlot; user: string; onMore: (cursor: string) => void }) {
-  const [{ data, fetching, error }, reread] = useLiveQuery({ query: LIST, variables: { user, first: SIZE, after: slot.after } });
+type EpisodePageProps = { slot: PageSlot; user: string; filter: RecallFilter | null; onMore: (cursor: string) => void };
+
+function EpisodePage({ slot, user, filter, onMore }: EpisodePageProps) {
+  const [{ data, fetching, error }, reread] = useLiveQuery({ query: LIST, variables: { user, first: SIZE, after: slot.after, filter } });
   const connection = data?.user?.episodes;
   const episodes = connection?.nodes ?? [];
   const next = nextCursor(slot, connection);
@@ -73,12 +76,12 @@ function EpisodePage({ slot, user, onMore }: { slot: PageSlot; user: string; onM
   if (fetching && !data) return <li><Loading what="episodes" /></li>;
   return (
     <>
-      {slot.first && !next && episodes.length === 0 && <li><Empty>No episodes yet: a topic becomes one once it recurs.</Empty></li>}
+      {slot.first && !next && episodes.length === 0 && <li><Empty>{filter ? "No episodes match the filter." : "No episodes yet: a topic becomes one once it recurs."}</Empty></li>}
       {episodes.map((episode) => (
         <li key={episode.id} className="card">
-          <a href={href({ view: "episodes", user, id: episode.id })}>
+          <ViewLink to={{ view: "episodes", user, id: episode.id }}>
             <strong>{episode.title}</strong> <Badge tone="info">v{episode.version}</Badge>
-          </a>
+          </ViewLink>
           <p>{episode.summary}</p>
           <small>
             <Time at={episode.firstAt} /> – <Time at={episode.lastAt} />
@@ -100,7 +103,7 @@ function EpisodeDetail({ user, id }: { user: string; id: string }) {
   return (
     <section aria-labelledby="episode-title">
       <p>
-        <a href={href({ view: "episodes", user })}>← All episodes</a>
+        <ViewLink to={{ view: "episodes", user }}>← All episodes</ViewLink>
       </p>
       {error && <ErrorBox error={error} retry={reread} />}
       {fetching && !data && <Loading what="the episode" />}
@@ -162,7 +165,7 @@ function VersionCard({ user, version, previous, selected }: { user: string; vers
         <ul>
           {version.facts.map((fact) => (
             <li key={fact.id}>
-              <a href={href({ view: "facts", user, id: fact.id })}>{fact.text}</a> <Badge tone={fact.status === "ACTIVE" ? "ok" : "old"}>{fact.status.toLowerCase()}</Badge>
+              <ViewLink to={{ view: "facts", user, id: fact.id }}>{fact.text}</ViewLink> <Badge tone={fact.status === "ACTIVE" ? "ok" : "old"}>{fact.status.toLowerCase()}</Badge>
             </li>
           ))}
         </ul>

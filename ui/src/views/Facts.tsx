@@ -3,19 +3,19 @@
 import { lazy, type ReactNode, Suspense, useState } from "react";
 import { Badge, count, Empty, ErrorBox, Loading, shortId, Time, Validity } from "../common";
 import { graphql } from "../gql";
-import type { FactDetailQuery, FactKind, FactStatus } from "../gql/graphql";
+import type { FactDetailQuery, FactKind, FactStatus, RecallFilter } from "../gql/graphql";
 import { useLiveQuery } from "../live";
 import { LoadMore, nextCursor, type PageSlot, useCursorPages } from "../paging";
-import { href } from "../route";
 import { AddFact, Changes, FactActions } from "./Beliefs";
+import { ViewLink } from "./Scope";
 
 const AuditGraph = lazy(() => import("./AuditGraph"));
 
 const LIST = graphql(`
-  query FactList($user: ID!, $status: FactStatus, $kind: FactKind, $after: String) {
+  query FactList($user: ID!, $status: FactStatus, $kind: FactKind, $after: String, $filter: RecallFilter) {
     user(id: $user) {
       id
-      facts(first: 100, after: $after, status: $status, kind: $kind) {
+      facts(first: 100, after: $after, status: $status, kind: $kind, filter: $filter) {
         pageInfo { hasNextPage endCursor }
         nodes { id text kind status validFrom validTo }
       }
@@ -56,10 +56,10 @@ type Audit = NonNullable<FactDetailQuery["fact"]>["audit"];
 const KINDS: FactKind[] = ["PREFERENCE", "ATTRIBUTE", "EVENT", "PLAN", "RELATION", "OTHER"];
 const STATUSES: FactStatus[] = ["ACTIVE", "SUPERSEDED", "RETRACTED"];
 
-export function Facts({ user, id }: { user: string; id?: string }) {
+export function Facts({ user, id, filter }: { user: string; id?: string; filter: RecallFilter | null }) {
   // Keyed by the fact: a navigation to another fact (a link, the hash, history) starts its page
   // afresh, so that no form left open on one fact stays open on the next.
-  return id ? <FactDetail key={id} user={user} id={id} /> : <FactList user={user} />;
+  return id ? <FactDetail key={id} user={user} id={id} /> : <FactList user={user} filter={filter} />;
 }
 
 function statusTone(status: FactStatus) {
@@ -88,13 +88,14 @@ function Filter<Option extends string>({ id, label, all, options, value, onChang
   );
 }
 
-function FactList({ user }: { user: string }) {
+function FactList({ user, filter }: { user: string; filter: RecallFilter | null }) {
   const [status, setStatus] = useState<FactStatus | "">("");
   const [kind, setKind] = useState<FactKind | "">("");
   // Bumped by each fact added by hand, so that the list is read again.
   const [added, setAdded] = useState(0);
-  // One slot per loaded page (100 facts each); both filters are the API's, so a change starts over.
-  const { pages, more } = useCursorPages(JSON.stringify([user, status, kind, added]));
+  // One slot per loaded page (100 facts each); the filters are the API's, so a change starts over.
+  const scopeKey = JSON.stringify(filter);
+  const { pages, more } = useCursorPages(JSON.stringify([user, status, kind, added, scopeKey]));
   return (
     <section aria-labelledby="facts-title">
       <h2 id="facts-title">Facts</h2>
@@ -105,7 +106,15 @@ function FactList({ user }: { user: string }) {
       </div>
       <ul className="facts" data-testid="fact-list">
         {pages.map((slot) => (
-          <FactPage key={`${status}-${kind}-${added}-${slot.after ?? "start"}`} slot={slot} user={user} status={status} kind={kind} onMore={more} />
+          <FactPage
+            key={`${status}-${kind}-${added}-${scopeKey}-${slot.after ?? "start"}`}
+            slot={slot}
+            user={user}
+            status={status}
+            kind={kind}
+            filter={filter}
+            onMore={more}
+          />
         ))}
       </ul>
     </section>
@@ -117,11 +126,12 @@ type FactPageProps = {
   user: string;
   status: FactStatus | "";
   kind: FactKind | "";
+  filter: RecallFilter | null;
   onMore: (cursor: string) => void;
 };
 
-function FactPage({ slot, user, status, kind, onMore }: FactPageProps) {
-  const variables = { user, status: status || null, kind: kind || null, after: slot.after };
+function FactPage({ slot, user, status, kind, filter, onMore }: FactPageProps) {
+  const variables = { user, status: status || null, kind: kind || null, after: slot.after, filter };
   const [{ data, fetching, error }, reread] = useLiveQuery({ query: LIST, variables });
   const connection = data?.user?.facts;
   const facts = connection?.nodes ?? [];
@@ -133,7 +143,7 @@ function FactPage({ slot, user, status, kind, onMore }: FactPageProps) {
       {slot.first && !next && facts.length === 0 && <li><Empty>No facts with these filters.</Empty></li>}
       {facts.map((fact) => (
         <li key={fact.id}>
-          <a href={href({ view: "facts", user, id: fact.id })}>{fact.text}</a> <Badge tone="info">{fact.kind.toLowerCase()}</Badge>{" "}
+          <ViewLink to={{ view: "facts", user, id: fact.id }}>{fact.text}</ViewLink> <Badge tone="info">{fact.kind.toLowerCase()}</Badge>{" "}
           <Badge tone={statusTone(fact.status)}>{fact.status.toLowerCase()}</Badge>{" "}
           <small>
             <Validity from={fact.validFrom} to={fact.validTo} />
@@ -156,7 +166,7 @@ function Supersessions({ title, none, testId, user, changes }: { title: string; 
         <ul data-testid={testId}>
           {changes.map((change) => (
             <li key={change.fact.id}>
-              <a href={href({ view: "facts", user, id: change.fact.id })}>{change.fact.text}</a> {change.reason && <em>— {change.reason}</em>}
+              <ViewLink to={{ view: "facts", user, id: change.fact.id }}>{change.fact.text}</ViewLink> {change.reason && <em>— {change.reason}</em>}
             </li>
           ))}
         </ul>
@@ -192,7 +202,7 @@ function FactDetail({ user, id }: { user: string; id: string }) {
   return (
     <section aria-labelledby="fact-title" data-testid="fact-detail">
       <p>
-        <a href={href({ view: "facts", user })}>← All facts</a>
+        <ViewLink to={{ view: "facts", user }}>← All facts</ViewLink>
       </p>
       <h2 id="fact-title">“{fact.text}”</h2>
       <p>
@@ -209,7 +219,7 @@ function FactDetail({ user, id }: { user: string; id: string }) {
             <span className="when">
               <Validity from={step.validFrom} to={step.validTo} />
             </span>{" "}
-            {step.id === fact.id ? <strong>{step.text}</strong> : <a href={href({ view: "facts", user, id: step.id })}>{step.text}</a>}{" "}
+            {step.id === fact.id ? <strong>{step.text}</strong> : <ViewLink to={{ view: "facts", user, id: step.id }}>{step.text}</ViewLink>}{" "}
             <Badge tone={statusTone(step.status)}>{step.status.toLowerCase()}</Badge>
           </li>
         ))}
@@ -232,9 +242,9 @@ function FactDetail({ user, id }: { user: string; id: string }) {
             <ul data-testid="derived-from">
               {audit.episodes.map(({ episode, sources }) => (
                 <li key={episode.id}>
-                  <a href={href({ view: "episodes", user, id: episode.id })}>
+                  <ViewLink to={{ view: "episodes", user, id: episode.id }}>
                     “{episode.title}” v{episode.version}
-                  </a>{" "}
+                  </ViewLink>{" "}
                   from {count(sources.length, "turn")}
                 </li>
               ))}

@@ -1,14 +1,16 @@
 // The recall playground: a query, an as-of time, the question's day, per-layer budgets and a token
-// budget; the plan the planner read, the three layers with scores and provenance, and the context.
+// budget, narrowed by the scope filter; the plan the planner read, the three layers with scores and
+// provenance, and the context.
 import { type FormEvent, type ReactNode, useState } from "react";
 import { useQuery } from "urql";
 import { Empty, ErrorBox, Loading, Time } from "../common";
 import { graphql } from "../gql";
-import { href } from "../route";
+import type { RecallFilter } from "../gql/graphql";
+import { ViewLink } from "./Scope";
 
 const RECALL = graphql(`
-  query RecallPlayground($user: ID!, $query: String!, $asOf: DateTime, $askedAt: DateTime, $budget: BudgetInput) {
-    recall(userId: $user, query: $query, asOf: $asOf, askedAt: $askedAt, budget: $budget) {
+  query RecallPlayground($user: ID!, $query: String!, $asOf: DateTime, $askedAt: DateTime, $budget: BudgetInput, $filter: RecallFilter) {
+    recall(userId: $user, query: $query, asOf: $asOf, askedAt: $askedAt, budget: $budget, filter: $filter) {
       query
       asOf
       plan { source fallback notes promptTokens completionTokens askedAt window { start end text } order kind entities unresolved }
@@ -57,7 +59,8 @@ function asked(form: Form): Asked | { problem: string } {
   };
 }
 
-export function RecallPlayground({ user }: { user: string }) {
+/** The playground; `filter` (the scope bar's) narrows every recall it asks, the last one included. */
+export function RecallPlayground({ user, filter }: { user: string; filter: RecallFilter | null }) {
   const [form, setForm] = useState<Form>({ query: "", asOf: "", askedAt: "", subconscious: 10, episodic: 5, semantic: 10, tokens: "400" });
   // The last request, or what was wrong with the form when Recall was pressed (no stale result stays).
   const [request, setRequest] = useState<Asked | { problem: string } | null>(null);
@@ -104,7 +107,7 @@ export function RecallPlayground({ user }: { user: string }) {
           <strong>Invalid input</strong> {request.problem}
         </div>
       ) : (
-        <RecallResult user={user} request={request} />
+        <RecallResult user={user} request={request} filter={filter} />
       )}
     </section>
   );
@@ -143,8 +146,8 @@ function Provenance({ sources }: { sources: { seq: number }[] }) {
   return <small className="prov"> from {sources.map((s) => `#${s.seq}`).join(", ") || "—"}</small>;
 }
 
-function RecallResult({ user, request }: { user: string; request: Asked }) {
-  const [{ data, fetching, error }] = useQuery({ query: RECALL, variables: { user, ...request }, requestPolicy: "network-only" });
+function RecallResult({ user, request, filter }: { user: string; request: Asked; filter: RecallFilter | null }) {
+  const [{ data, fetching, error }] = useQuery({ query: RECALL, variables: { user, ...request, filter }, requestPolicy: "network-only" });
   if (error) return <ErrorBox error={error} />;
   if (fetching || !data) return <Loading what="recall" />;
   const recall = data.recall;
@@ -159,7 +162,7 @@ function RecallResult({ user, request }: { user: string; request: Asked }) {
         <Layer title="Semantic (facts)" testId="layer-semantic" hits={recall.semantic} idOf={(hit) => hit.fact.id}>
           {(hit) => (
             <>
-              <a href={href({ view: "facts", user, id: hit.fact.id })}>{hit.fact.text}</a>
+              <ViewLink to={{ view: "facts", user, id: hit.fact.id }}>{hit.fact.text}</ViewLink>
               <Provenance sources={hit.sources} />
             </>
           )}
@@ -167,9 +170,9 @@ function RecallResult({ user, request }: { user: string; request: Asked }) {
         <Layer title="Episodic" testId="layer-episodic" hits={recall.episodic} idOf={(hit) => hit.episode.id}>
           {(hit) => (
             <>
-              <a href={href({ view: "episodes", user, id: hit.episode.id })}>
+              <ViewLink to={{ view: "episodes", user, id: hit.episode.id }}>
                 “{hit.episode.title}” v{hit.episode.version}
-              </a>
+              </ViewLink>
               <Provenance sources={hit.sources} />
             </>
           )}

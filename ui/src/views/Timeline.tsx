@@ -4,22 +4,23 @@
 import { useEffect, useRef, useState } from "react";
 import { Badge, Empty, ErrorBox, Loading, Time } from "../common";
 import { graphql } from "../gql";
-import type { TimelinePageQuery } from "../gql/graphql";
+import type { RecallFilter, TimelinePageQuery } from "../gql/graphql";
 import { useLiveQuery } from "../live";
 import { LoadMore, nextCursor, type PageSlot, useCursorPages } from "../paging";
-import { href } from "../route";
 import { ForgetInteraction } from "./Forget";
+import { ViewLink } from "./Scope";
 
 const PAGE = graphql(`
-  query TimelinePage($user: ID!, $first: Int!, $after: String) {
+  query TimelinePage($user: ID!, $first: Int!, $after: String, $filter: RecallFilter) {
     user(id: $user) {
       id
-      interactions(first: $first, after: $after, order: TIME) {
+      interactions(first: $first, after: $after, order: TIME, filter: $filter) {
         pageInfo { hasNextPage endCursor }
         nodes {
           id
           seq
           sessionId
+          agentId
           speaker
           text
           occurredAt
@@ -35,7 +36,8 @@ const PAGE = graphql(`
 
 const SIZE = 25;
 
-export function Timeline({ user }: { user: string }) {
+/** The timeline, narrowed by `filter` (the API's; the page keys it, so a new filter starts over). */
+export function Timeline({ user, filter }: { user: string; filter: RecallFilter | null }) {
   const { pages, more, restart } = useCursorPages(user);
   const [generation, setGeneration] = useState(0);
   // After a forget the pages are read again from the start (cursors may have moved), as many as
@@ -59,6 +61,7 @@ export function Timeline({ user }: { user: string }) {
             key={`${generation}-${slot.after ?? "start"}`}
             slot={slot}
             user={user}
+            filter={filter}
             reopen={index < reopen - 1}
             onMore={more}
             onForgotten={reload}
@@ -74,6 +77,7 @@ export function Timeline({ user }: { user: string }) {
 type PageProps = {
   slot: PageSlot;
   user: string;
+  filter: RecallFilter | null;
   reopen: boolean;
   onMore: (cursor: string) => void;
   onForgotten: () => void;
@@ -81,8 +85,8 @@ type PageProps = {
   before?: Interaction;
 };
 
-function TimelinePage({ slot, user, reopen, onMore, onForgotten, onLast, before }: PageProps) {
-  const [{ data, fetching, error }, reread] = useLiveQuery({ query: PAGE, variables: { user, first: SIZE, after: slot.after } });
+function TimelinePage({ slot, user, filter, reopen, onMore, onForgotten, onLast, before }: PageProps) {
+  const [{ data, fetching, error }, reread] = useLiveQuery({ query: PAGE, variables: { user, first: SIZE, after: slot.after, filter } });
   const connection = data?.user?.interactions;
   const sentinel = useRef<HTMLLIElement>(null);
   const next = nextCursor(slot, connection);
@@ -108,7 +112,7 @@ function TimelinePage({ slot, user, reopen, onMore, onForgotten, onLast, before 
 
   if (error) return <li><ErrorBox error={error} retry={reread} /></li>;
   if (!connection) return fetching ? <li><Loading what="interactions" /></li> : slot.first ? <li><Empty>No interactions.</Empty></li> : null;
-  if (slot.first && connection.nodes.length === 0) return <li><Empty>No interactions yet.</Empty></li>;
+  if (slot.first && connection.nodes.length === 0) return <li><Empty>{filter ? "No interactions match the filter." : "No interactions yet."}</Empty></li>;
   return (
     <>
       {connection.nodes.map((item, index) => (
@@ -137,6 +141,7 @@ function Item({ item, previous, user, onForgotten }: { item: Interaction; previo
         <span className="seq">#{item.seq}</span>
         <Time at={item.occurredAt} />
         <span className="speaker">{item.speaker}</span>
+        {item.agentId && <span className="muted small">agent {item.agentId}</span>}
         {item.consolidated ? (
           <Badge tone="ok">consolidated</Badge>
         ) : item.pending ? (
@@ -150,9 +155,9 @@ function Item({ item, previous, user, onForgotten }: { item: Interaction; previo
         {episode ? (
           <span>
             Absorbed into{" "}
-            <a href={href({ view: "episodes", user, id: episode.id })}>
+            <ViewLink to={{ view: "episodes", user, id: episode.id }}>
               “{episode.title}” v{episode.version}
-            </a>
+            </ViewLink>
           </span>
         ) : (
           <span className="muted">In no episode</span>

@@ -1,12 +1,15 @@
-// One user: tabs for the timeline, episodes, facts and recall; live events beside them.
+// One user: tabs for the timeline, episodes, facts and recall, the scope filter of the lists and
+// recall (kept in the hash); live events beside them.
 import { ErrorBox } from "../common";
 import { graphql } from "../gql";
 import { LivePanel, LiveProvider, useLiveQuery } from "../live";
-import { href, type Route } from "../route";
+import { href, type UserRoute } from "../route";
+import { type Scope, toFilter } from "../scope";
 import { Episodes } from "./Episodes";
 import { Facts } from "./Facts";
 import { ForgetUser } from "./Forget";
 import { RecallPlayground } from "./Recall";
+import { ScopeBar, ScopeProvider } from "./Scope";
 import { Timeline } from "./Timeline";
 
 const USER = graphql(`
@@ -18,8 +21,6 @@ const USER = graphql(`
   }
 `);
 
-type UserRoute = Exclude<Route, { view: "users" }>;
-
 const TABS = [
   ["timeline", "Timeline"],
   ["episodes", "Episodes"],
@@ -28,27 +29,39 @@ const TABS = [
 ] as const;
 
 export function UserPage({ route }: { route: UserRoute }) {
+  const scope = route.scope ?? {};
+  // Asked of the API by each list and recall (never applied to what a page loaded).
+  const filter = toFilter(scope);
+  // A new filter reads the timeline afresh (its pages, headers and cursors are the filter's).
+  const scopeKey = JSON.stringify(filter);
+  const list = !("id" in route && route.id);
+  const rescope = (next: Scope) => {
+    window.location.hash = href({ ...route, scope: next });
+  };
   return (
     <LiveProvider userId={route.user}>
-      <div className="user-layout">
-        <main className="page">
-          <UserHeader user={route.user} />
-          <nav className="tabs" aria-label="User views">
-            {TABS.map(([view, label]) => (
-              <a key={view} href={href({ view, user: route.user })} aria-current={route.view === view ? "page" : undefined}>
-                {label}
-              </a>
-            ))}
-          </nav>
-          {route.view === "timeline" && <Timeline user={route.user} />}
-          {route.view === "episodes" && <Episodes user={route.user} id={route.id} />}
-          {route.view === "facts" && <Facts user={route.user} id={route.id} />}
-          {route.view === "recall" && <RecallPlayground user={route.user} />}
-        </main>
-        <aside>
-          <LivePanel />
-        </aside>
-      </div>
+      <ScopeProvider scope={scope}>
+        <div className="user-layout">
+          <main className="page">
+            <UserHeader user={route.user} />
+            <nav className="tabs" aria-label="User views">
+              {TABS.map(([view, label]) => (
+                <a key={view} href={href({ view, user: route.user, scope })} aria-current={route.view === view ? "page" : undefined}>
+                  {label}
+                </a>
+              ))}
+            </nav>
+            {list && <ScopeBar key={`bar-${scopeKey}`} scope={scope} onChange={rescope} />}
+            {route.view === "timeline" && <Timeline key={`timeline-${scopeKey}`} user={route.user} filter={filter} />}
+            {route.view === "episodes" && <Episodes user={route.user} id={route.id} filter={filter} />}
+            {route.view === "facts" && <Facts user={route.user} id={route.id} filter={filter} />}
+            {route.view === "recall" && <RecallPlayground user={route.user} filter={filter} />}
+          </main>
+          <aside>
+            <LivePanel />
+          </aside>
+        </div>
+      </ScopeProvider>
     </LiveProvider>
   );
 }
