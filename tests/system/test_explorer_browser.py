@@ -7,8 +7,9 @@ finds the user, scrolls the timeline, opens the episode's versions and a fact's 
 follows the SUPERSEDES chain, runs a recall as of a past time, sees a live consolidation arrive
 after a `remember` sent from here, forgets an interaction, and at a phone's width is signed out
 when its key is revoked. Another user's facts are corrected by hand, across navigations between
-them. Every step saves a screenshot under a folder the test prints; every
-request the page makes must stay on the service's origin.
+them. Other users' memory is filtered by agent, session and metadata, exported as a file, and
+paged through (more episodes than one page of the API). Every step saves a screenshot under a
+folder the test prints; every request the page makes must stay on the service's origin.
 """
 
 from __future__ import annotations
@@ -180,12 +181,12 @@ class Recorder:
         elif message.type == "error":
             self.errors.append(f"{message.text} ({message.location.get('url')})")
 
-    def assert_quiet(self, base: str, *provoked: int) -> None:
-        """No error in the console but the answers of `base`'s /graphql with a `provoked` status (a
+    def assert_quiet(self, base: str, *provoked: int, at: str = "/graphql") -> None:
+        """No error in the console but the answers of `base`'s `at` with a `provoked` status (a
         key refused on purpose, a store that is away): no missing file (a favicon), no exception."""
         expected = tuple(f"status of {status} " for status in provoked)
         other = [
-            e for e in self.errors if not (e.endswith(f"({base}/graphql)") and any(s in e for s in expected))
+            e for e in self.errors if not (e.endswith(f"({base}{at})") and any(s in e for s in expected))
         ]
         assert other == [], f"console errors: {other}"
 
@@ -749,6 +750,52 @@ def test_a_scope_filter_narrows_the_views(service: KeyedService, browser: Browse
         assert all(any(text in hit for text in facts) for hit in semantic.all_inner_texts())
     seen.assert_same_origin(service.base)
     seen.assert_quiet(service.base)
+
+
+FORGET_USER = "mutation($id: ID!) { forgetUser(id: $id) { userId } }"
+FAY_TURNS = ["Fay rides to work on a red bike.", "Fay is learning the cello.", "Fay hates olives."]
+
+
+def test_export_downloads_the_users_memory(
+    service: KeyedService, browser: Browser, shots: Shots, tmp_path: Path
+) -> None:
+    """Export on the user's page saves the user's JSON Lines (GET /export with the tab's key) as
+    <user>.jsonl; a refused export is said in place."""
+    for day, text in enumerate(FAY_TURNS):
+        _remember(service, "fay", text, day, "f1")
+    _remember(service, "gil", "Gil collects stamps.", 0, "g1")
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+    page = context.new_page()
+    seen = Recorder(page)
+    with closing(context), shots.on_failure(page, seen, "export-failure"):
+        _sign_in(page, service, service.key)
+        page.evaluate("() => { window.location.hash = '#/u/fay/timeline' }")
+        expect(page.get_by_test_id("interaction")).to_have_count(len(FAY_TURNS), timeout=30_000)
+        with page.expect_download(timeout=30_000) as downloading:
+            page.get_by_role("button", name="Export", exact=True).click()
+        download = downloading.value
+        assert download.suggested_filename == "fay.jsonl"
+        saved = tmp_path / download.suggested_filename
+        download.save_as(saved)
+        lines = [json.loads(line) for line in saved.read_text(encoding="utf-8").splitlines()]
+        header = lines[0]
+        assert (header["kind"], header["format"]) == ("header", "recmem-export"), header
+        assert header["owner"] == {"tenant": service.tenant, "user_id": "fay"}, header
+        turns = [line for line in lines if line["kind"] == "node" and "Interaction" in line["labels"]]
+        assert sorted(turn["properties"]["text"] for turn in turns) == sorted(FAY_TURNS)
+        assert f"{service.base}/export?user=fay" in seen.requests
+        shots.take(page, "export")
+
+        # Gil is forgotten behind the page's back: the export's 404 is said on the page.
+        page.evaluate("() => { window.location.hash = '#/u/gil/timeline' }")
+        expect(page.get_by_test_id("interaction")).to_have_count(1, timeout=30_000)
+        service.post(FORGET_USER, {"id": "gil"})
+        page.get_by_role("button", name="Export", exact=True).click()
+        expect(page.get_by_role("alert")).to_contain_text("NOT_FOUND", timeout=30_000)
+        expect(page.get_by_role("alert")).to_contain_text("gil")
+        shots.take(page, "export-refused")
+    seen.assert_same_origin(service.base)
+    seen.assert_quiet(service.base, 404, at="/export?user=gil")
 
 
 # Gus: more current episodes than one page of the API holds (at most 100 a page).

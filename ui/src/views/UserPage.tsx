@@ -1,11 +1,13 @@
-// One user: tabs for the timeline, episodes, facts and recall, the scope filter of the lists and
-// recall (kept in the hash); live events beside them.
+// One user: a header with the user's counts, Export and Forget; tabs for the timeline, episodes,
+// facts and recall, the scope filter of the lists and recall (kept in the hash); live events
+// beside them.
 import { ErrorBox } from "../common";
 import { graphql } from "../gql";
 import { LivePanel, LiveProvider, useLiveQuery } from "../live";
 import { href, type UserRoute } from "../route";
 import { type Scope, toFilter } from "../scope";
 import { Episodes } from "./Episodes";
+import { ExportButton } from "./Export";
 import { Facts } from "./Facts";
 import { ForgetUser } from "./Forget";
 import { RecallPlayground } from "./Recall";
@@ -16,6 +18,7 @@ const USER = graphql(`
   query UserHeader($id: ID!) {
     user(id: $id) {
       id
+      exportUrl
       stats { interactions pending consolidated episodes episodeVersions activeFacts supersededFacts retractedFacts runs promptTokens completionTokens }
     }
   }
@@ -86,7 +89,12 @@ function UserHeader({ user }: { user: string }) {
           <div><dt>Tokens</dt><dd>{stats.promptTokens + stats.completionTokens} <small>in {stats.runs} runs</small></dd></div>
         </dl>
       )}
-      {data?.user && <ForgetUser user={user} onDone={() => (window.location.hash = href({ view: "users" }))} />}
+      {data?.user && (
+        <div className="user-actions">
+          <ExportButton user={user} url={data.user.exportUrl} />
+          <ForgetUser user={user} onDone={() => (window.location.hash = href({ view: "users" }))} />
+        </div>
+      )}
     </header>
   );
 }
