@@ -80,6 +80,7 @@ class Beliefs:
             raise InvalidInput(f"unknown fact kind {kind!r}")
         if valid_from is not None:
             require_aware("validFrom", valid_from)
+            valid_from = valid_from.astimezone(UTC)  # stored in UTC, as a turn's time is
         fact = await self._stated(text, kind, valid_from)
         return await self._commit(owner, "add", by, None, None, fact, None, read=[])
 

@@ -15,7 +15,6 @@ from consolidation.consolidating.consolidator import Consolidator
 from consolidation.consolidating.events import EventHub, covered_outcome
 from consolidation.consolidating.leasing import holder_id, renewing, take_lease
 from consolidation.consolidating.pipeline import UnitPipeline
-from consolidation.consolidating.prompts.common import to_utc
 from consolidation.metrics import Metrics
 from consolidation.providers.embedders import Embedder
 from consolidation.providers.llm.base import LanguageModel
@@ -27,6 +26,7 @@ from consolidation.recall.recaller import Recaller
 from consolidation.recall.sentences import embed_writes
 from consolidation.settings import EngineSettings
 from consolidation.stores import Stores
+from consolidation.times import aware
 from consolidation.types import Answer, Budgets, ConsolidationOutcome, Recall, RecallFilters, Remembered, Unit
 from consolidation.writing.checks import CheckedBatch, check_batch
 from consolidation.writing.parts import new_parts, part_spans, part_texts
@@ -435,7 +435,8 @@ class MemoryEngine:
         require_token_budget(tokens)
         require_min_score(min_score)
         scope = scope_filter(filters)
-        asked = datetime.now(UTC) if asked_at is None else to_utc(asked_at)
+        # Its own offset kept: the planner reads relative dates in the asker's calendar.
+        asked = datetime.now(UTC) if asked_at is None else aware(asked_at)
         plan = await self._plan(query, asked)
         include = self.settings.include_consolidated if include_consolidated is None else include_consolidated
         return await self.recaller.recall(

@@ -7,6 +7,7 @@ import contextlib
 import random
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from neo4j import (
@@ -156,7 +157,7 @@ class Database:
                 with timed_statement():
                     async with asyncio.timeout(self.statement_timeout_s):
                         async with self._session(READ_ACCESS) as session:
-                            result = await session.run(query, params)
+                            result = await session.run(query, in_utc(params))
                             return [_row(record) async for record in result]
             except (TimeoutError, DriverError, Neo4jError) as error:
                 failure = self._failure(error, write=False, committing=False)
@@ -324,5 +325,15 @@ def _row(record: Record) -> Row:
 
 async def run(tx: AsyncManagedTransaction, name: str, params: dict[str, Any]) -> list[Row]:
     """Run one named statement inside an open transaction and return its rows as dicts."""
-    result = await tx.run(statement(name), params)
+    result = await tx.run(statement(name), in_utc(params))
     return [_row(record) async for record in result]
+
+
+def in_utc(params: dict[str, Any]) -> dict[str, Any]:
+    """`params` with each time among them (the bounds a caller gives: as_of, since, a filter's)
+    as its UTC instant, as every stored time is: Neo4j orders two DateTimes of one instant by
+    their offsets too (09:00Z is before, and not equal to, 14:00+05:00)."""
+    return {
+        k: v.astimezone(UTC) if isinstance(v, datetime) and v.tzinfo is not None else v
+        for k, v in params.items()
+    }

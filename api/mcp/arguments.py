@@ -24,7 +24,7 @@ UserId = Annotated[
     str, Field(description="The user whose memory this is: your own id for them, private to your tenant.")
 ]
 # A time as GraphQL's DateTime reads it (api/schema/scalars.py): ISO 8601 text with an offset,
-# converted to UTC; a naive time is refused.
+# which it keeps; a naive time is refused.
 Moment = Annotated[datetime, BeforeValidator(parse_value)]
 Tokens = Annotated[
     int, Field(ge=1, le=MAX_CONTEXT_TOKENS, description="Token budget (o200k) of the assembled context.")

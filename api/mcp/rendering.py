@@ -7,6 +7,7 @@ missing attribute fails validation.
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -98,7 +99,7 @@ def _plan(plan: Plan | None) -> PlanResult | None:
         llm_calls=plan.llm_calls,
         prompt_tokens=plan.prompt_tokens,
         completion_tokens=plan.completion_tokens,
-        asked_at=plan.asked_at,
+        asked_at=plan.asked_at.astimezone(UTC),  # in UTC, as GraphQL answers it
         window=PlanWindow(start=window.start, end=window.end, text=window.text) if window else None,
         order=plan.order.value if plan.order is not None else None,
         kind=plan.kind.value,

@@ -15,7 +15,8 @@ AskedAt = Annotated[
     strawberry.argument(
         description=(
             "When the question is asked (default: now): relative dates in it (last week, two months "
-            "ago, in May) resolve against this time, and contexts say how long before it each day was."
+            "ago, in May) resolve against this time, on the calendar of its offset, and contexts say "
+            "how long before it each day was."
         )
     ),
 ]

@@ -1,7 +1,8 @@
 """The DateTime scalar: ISO 8601 with an explicit offset in, UTC with `Z` out.
 
 Naive times are refused rather than guessed: memory is anchored in time, and a wrong zone would
-silently move facts across days.
+silently move facts across days. A time read keeps the caller's offset: a question's `askedAt`
+names the asker's calendar ("yesterday"); what is stored is converted to UTC where it is stored.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ def parse_value(value: Any) -> datetime:
         raise ValueError(f"not an ISO 8601 date-time: {value[:40]!r}") from None
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("DateTime needs a timezone offset, e.g. 2024-05-01T09:00:00Z")
-    return moment.astimezone(UTC)
+    moment.astimezone(UTC)  # an instant beyond the years 1 to 9999 in UTC fails here
+    return moment
 
 
 def parse_literal(node: ValueNode, _variables: dict[str, Any] | None = None) -> datetime:

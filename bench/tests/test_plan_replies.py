@@ -3,7 +3,7 @@ LLM planner."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -36,3 +36,12 @@ def test_the_rule_reply_reads_back_as_the_rule_plan(question: str) -> None:
         rules.entities,
     )
     assert (read.llm_calls, read.prompt_tokens, read.completion_tokens) == (1, 120, 30)
+
+
+def test_a_question_in_another_offset_reads_back_in_its_calendar() -> None:
+    # 6 December 01:30 in +05:00: yesterday is 5 December there, from 19:00 UTC on the 4th.
+    asked = datetime(2026, 12, 6, 1, 30, tzinfo=timezone(timedelta(hours=5)))
+    reply = rule_reply({"question": "What did I do yesterday?", "asked_at": "2026-12-06T01:30:00+05:00"})
+    read = _plan_of(reply, asked, USAGE)
+    assert read.window == plan_question("What did I do yesterday?", asked).window
+    assert read.window is not None and read.window.start == datetime(2026, 12, 4, 19, tzinfo=UTC)

@@ -19,7 +19,7 @@ from graph.database import Database
 from graph.errors import InvalidInput
 from graph.models import Owner
 from graph.vocabulary import MAX_FACT_BYTES
-from tests.support.api import STORY, T0, Caller, count_nodes, new_caller, tell_story
+from tests.support.api import STORY, T0, Caller, app_client, count_nodes, new_caller, tell_story
 from tests.support.engines import DIMENSION, engine_settings, lease_of
 
 FACT = "id text kind status validFrom validTo"
@@ -339,3 +339,24 @@ async def test_a_fact_text_is_bounded_by_the_fact_limit_not_the_turn_limit(db: D
     assert added.fact is not None and added.fact.text == text.strip()
     with pytest.raises(InvalidInput, match="65536"):
         await engine.beliefs.add(owner, "x" * (MAX_FACT_BYTES + 1), "other", by="test")
+
+
+async def test_a_fact_start_given_in_another_offset_is_stored_in_utc(db: Database) -> None:
+    """Every stored time is UTC: a fact's start given at +05:00 or -08:00 (through the engine, or
+    through GraphQL, whose DateTime keeps the caller's offset for askedAt) is kept as its UTC
+    instant, as a turn's time is, and reads back so (an MCP result shows it so)."""
+    engine = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
+    starts = ["2026-12-06T01:00:00+05:00", "2026-12-05T23:00:00-08:00"]
+    async with app_client(db, engine) as http:
+        caller = await new_caller(db, http)
+        owner = Owner(caller.tenant, "alice")
+        await engine.remember(owner, Unit(text="Hello.", speaker="alice", occurred_at=T0))
+        stated = await engine.beliefs.add(
+            owner, "Alice met Bo.", "event", by="test", valid_from=datetime.fromisoformat(starts[0])
+        )
+        assert stated.fact is not None
+        variables = {"user": "alice", "text": "Alice met Cy.", "kind": "EVENT", "from": starts[1]}
+        sent = (await caller.gql(ADD, variables))["addFact"]["fact"]["id"]
+        facts = await engine.stores.facts.get(owner, [stated.fact.id, sent])
+    assert [f.valid_from for f in facts] == [datetime.fromisoformat(s) for s in starts]
+    assert [f.valid_from.utcoffset() for f in facts] == [timedelta(0), timedelta(0)], facts

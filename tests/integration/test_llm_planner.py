@@ -4,7 +4,7 @@ replies fall back to the rule plan, with the call's tokens counted either way.""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -74,6 +74,28 @@ async def test_a_valid_plan_is_used_and_its_tokens_counted(
     assert (
         PLAIN in request["messages"][-1]["content"]
         and "2023-06-14T13:43:00Z" in request["messages"][-1]["content"]
+    )
+
+
+async def test_the_question_offset_is_sent_and_the_reply_days_read_in_it(
+    db: Database, owner: Owner, llm: LocalLLMServer
+) -> None:
+    engine = await _engine(db, owner, llm)
+    llm.set_responder(
+        by_task(
+            plan_question=plan_reply(
+                window_start="2026-12-05", window_end="2026-12-06", window_text="yesterday"
+            )
+        )
+    )
+    asked = datetime(2026, 12, 6, 1, 30, tzinfo=timezone(timedelta(hours=5)))
+    plan = (await engine.recall(owner, "What did I do yesterday?", asked_at=asked)).plan
+    # The model is shown the asker's clock, and its days are the asker's: 5 December in +05:00.
+    assert '"asked_at": "2026-12-06T01:30:00+05:00"' in llm.requests[0]["messages"][-1]["content"]
+    assert plan is not None and plan.source == "llm" and plan.window is not None
+    assert (plan.window.start, plan.window.end) == (
+        datetime(2026, 12, 4, 19, tzinfo=UTC),
+        datetime(2026, 12, 5, 19, tzinfo=UTC),
     )
 
 

@@ -282,6 +282,28 @@ async def test_a_filter_time_with_an_offset_is_the_instant_it_names(live: str, k
             assert outside["layers"]["subconscious"] == [], same
 
 
+async def test_asked_at_with_an_offset_reads_the_askers_calendar(live: str, key: str) -> None:
+    """01:30 on 6 December in +05:00 is still the 5th in UTC: "yesterday" is the asker's 5
+    December, from 19:00 UTC on the 4th; the plan answers its times in UTC, as GraphQL does."""
+    async with connect(live, key) as mcp:
+        await call(
+            mcp, "remember", user_id="gus", text="I went climbing.", occurred_at="2026-12-05T10:00:00+05:00"
+        )
+        found = await call(
+            mcp,
+            "recall",
+            user_id="gus",
+            query="Where did I go yesterday?",
+            asked_at="2026-12-06T01:30:00+05:00",
+        )
+        plan = found["plan"]
+        assert (plan["window"]["start"], plan["window"]["end"]) == (
+            "2026-12-04T19:00:00Z",
+            "2026-12-05T19:00:00Z",
+        )
+        assert plan["asked_at"] == "2026-12-05T20:30:00Z"
+
+
 async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
     db: Database, live: str, key: str
 ) -> None:

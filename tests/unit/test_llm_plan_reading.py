@@ -3,10 +3,11 @@ dropped and said, the rest kept."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from consolidation.consolidating.prompts import plan_question as prompt
 from consolidation.consolidating.prompts.plan_question import PlanReply
 from consolidation.providers.llm.types import Usage
 from consolidation.recall.planning import Order, QuestionKind
@@ -37,3 +38,33 @@ def test_a_time_with_an_offset_is_read_as_utc() -> None:
     reply = PlanReply(window_start="2023-05-01T02:00:00+02:00", window_end="2023-05-02")
     window = _plan_of(reply, ASKED, USAGE).window
     assert window is not None and window.start == datetime(2023, 5, 1, tzinfo=UTC)
+
+
+EAST = datetime(2026, 12, 6, 1, 30, tzinfo=timezone(timedelta(hours=5)))
+
+
+def test_a_day_is_read_in_the_question_offset() -> None:
+    # 5 December in +05:00 starts at 19:00 UTC the day before.
+    reply = PlanReply(window_start="2026-12-05", window_end="2026-12-06T00:00")
+    window = _plan_of(reply, EAST, USAGE).window
+    assert window is not None
+    assert (window.start, window.end) == (
+        datetime(2026, 12, 4, 19, tzinfo=UTC),
+        datetime(2026, 12, 5, 19, tzinfo=UTC),
+    )
+    # A time with its own offset is that instant, whatever the question's.
+    reply = PlanReply(window_start="2026-12-05T00:00:00Z", window_end="2026-12-06")
+    window = _plan_of(reply, EAST, USAGE).window
+    assert window is not None and window.start == datetime(2026, 12, 5, tzinfo=UTC)
+
+
+def _shown(asked: datetime) -> str:
+    return str(
+        prompt.messages(prompt.PlanInput(question="What did I do yesterday?", asked_at=asked))[-1]["content"]
+    )
+
+
+def test_the_prompt_gives_the_question_time_in_its_own_offset() -> None:
+    assert '"asked_at": "2026-12-06T01:30:00+05:00"' in _shown(EAST)
+    # A UTC question reads as before.
+    assert '"asked_at": "2023-06-14T13:43:00Z"' in _shown(ASKED)

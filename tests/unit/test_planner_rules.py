@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
@@ -10,6 +10,8 @@ from consolidation.recall.planning import Order, QuestionKind, plan_question
 from consolidation.recall.planning.relative import before
 
 ASKED = datetime(2023, 6, 14, 13, 43, tzinfo=UTC)  # a Wednesday
+EAST = timezone(timedelta(hours=5))
+WEST = timezone(timedelta(hours=-8))
 
 
 @pytest.mark.parametrize(
@@ -39,6 +41,51 @@ def test_a_window_resolves_against_the_day_asked(question: str, start: date, end
     assert window is not None
     assert (window.start.date(), window.end.date()) == (start, end)
     assert window.text.lower() in question.lower()
+
+
+def _utc(*parts: int) -> datetime:
+    return datetime(*parts, tzinfo=UTC)
+
+
+# Near midnight in +05:00 and -08:00 the question's own day differs from its UTC day: the
+# calendar is the asker's, and the window its local midnights as UTC instants.
+@pytest.mark.parametrize(
+    ("question", "asked", "start", "end"),
+    [
+        # Sunday 6 December 01:30 in +05:00, Saturday 5 December 20:30 in UTC.
+        ("What did I do yesterday?", datetime(2026, 12, 6, 1, 30, tzinfo=EAST), _utc(2026, 12, 4, 19), _utc(2026, 12, 5, 19)),
+        ("What did I do today?", datetime(2026, 12, 6, 1, 30, tzinfo=EAST), _utc(2026, 12, 5, 19), _utc(2026, 12, 6, 19)),
+        ("Who did I call 3 days ago?", datetime(2026, 12, 6, 1, 30, tzinfo=EAST), _utc(2026, 12, 1, 19), _utc(2026, 12, 4, 19)),
+        # Monday 7 December 01:30 in +05:00, still Sunday in UTC: last week is the one just ended.
+        ("What did I do last week?", datetime(2026, 12, 7, 1, 30, tzinfo=EAST), _utc(2026, 11, 29, 19), _utc(2026, 12, 6, 19)),
+        # 1 December 01:30 in +05:00, 30 November in UTC.
+        ("What did I buy this month?", datetime(2026, 12, 1, 1, 30, tzinfo=EAST), _utc(2026, 11, 30, 19), _utc(2026, 12, 1, 19)),
+        # Saturday 5 December 20:00 in -08:00, Sunday 6 December 04:00 in UTC.
+        ("What did I do yesterday?", datetime(2026, 12, 5, 20, tzinfo=WEST), _utc(2026, 12, 4, 8), _utc(2026, 12, 5, 8)),
+        ("What did I do today?", datetime(2026, 12, 5, 20, tzinfo=WEST), _utc(2026, 12, 5, 8), _utc(2026, 12, 6, 8)),
+        ("Who did I call 3 days ago?", datetime(2026, 12, 5, 20, tzinfo=WEST), _utc(2026, 12, 1, 8), _utc(2026, 12, 4, 8)),
+        # Sunday 6 December 20:00 in -08:00, already Monday in UTC: last week is still 23-29 November.
+        ("What did I do last week?", datetime(2026, 12, 6, 20, tzinfo=WEST), _utc(2026, 11, 23, 8), _utc(2026, 11, 30, 8)),
+        # 30 November 20:00 in -08:00, 1 December in UTC: this month is still November.
+        ("What did I buy this month?", datetime(2026, 11, 30, 20, tzinfo=WEST), _utc(2026, 11, 1, 8), _utc(2026, 12, 1, 8)),
+        ("What did I read in May?", datetime(2026, 11, 30, 20, tzinfo=WEST), _utc(2026, 5, 1, 8), _utc(2026, 6, 1, 8)),
+    ],
+)  # fmt: skip
+def test_a_window_is_read_in_the_calendar_of_the_question_offset(
+    question: str, asked: datetime, start: datetime, end: datetime
+) -> None:
+    plan = plan_question(question, asked)
+    assert plan.window is not None
+    assert (plan.window.start, plan.window.end) == (start, end)
+    assert plan.window.start.utcoffset() == timedelta(0)  # the store's instants, in UTC
+    assert plan.asked_at == asked
+
+
+def test_a_zero_offset_reads_as_utc() -> None:
+    for question in ("What did I do yesterday?", "What did I do last week?", "What did I do in May?"):
+        assert plan_question(question, ASKED.astimezone(timezone(timedelta(0)))).window == (
+            plan_question(question, ASKED).window
+        )
 
 
 def test_the_same_words_resolve_to_another_window_on_another_day() -> None:
@@ -151,3 +198,28 @@ def test_a_plain_question_changes_nothing() -> None:
 )
 def test_how_long_before_the_question(said: datetime, shown: str) -> None:
     assert before(said, ASKED) == shown
+
+
+def test_a_day_with_no_date_in_the_question_offset_counts_in_utc() -> None:
+    # The last hour of 9999 in UTC is already the year 10000 at +05:00, the first hour of year 1
+    # still the year 0 at -08:00: neither has a date there.
+    assert before(_utc(9999, 12, 31, 23), datetime(9999, 12, 31, 20, tzinfo=EAST)) == "the same day"
+    assert before(_utc(1, 1, 1, 1), datetime(1, 1, 2, 20, tzinfo=WEST)) == "1 day before"
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "shown"),
+    [
+        # 5 December 23:30 and 6 December 00:30 in +05:00, asked 6 December 01:30 there.
+        (_utc(2026, 12, 5, 18, 30), datetime(2026, 12, 6, 1, 30, tzinfo=EAST), "1 day before"),
+        (_utc(2026, 12, 5, 19, 30), datetime(2026, 12, 6, 1, 30, tzinfo=EAST), "the same day"),
+        # 5 December 23:30 and 6 December 00:30 in -08:00, asked 5 December 20:00 there.
+        (_utc(2026, 12, 6, 7, 30), datetime(2026, 12, 5, 20, tzinfo=WEST), "the same day"),
+        (_utc(2026, 12, 6, 8, 30), datetime(2026, 12, 5, 20, tzinfo=WEST), "1 day after"),
+        (_utc(2026, 11, 21, 7, 30), datetime(2026, 12, 5, 20, tzinfo=WEST), "2 weeks before"),
+    ],
+)
+def test_how_long_before_counts_the_days_of_the_question_offset(
+    said: datetime, asked: datetime, shown: str
+) -> None:
+    assert before(said, asked) == shown

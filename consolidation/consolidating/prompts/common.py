@@ -1,4 +1,5 @@
-"""Pieces every prompt shares: the turn model, UTC times, and the delimited data block."""
+"""Pieces every prompt shares: the turn model, UTC times (the question's own offset for the
+time a question is asked), and the delimited data block."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from consolidation.providers.llm.types import ChatMessage
+from consolidation.times import aware
 
 DATA_TAG = "memory_data"
 
@@ -23,11 +25,22 @@ def to_utc(value: datetime) -> datetime:
 UtcDatetime = Annotated[datetime, AfterValidator(to_utc)]
 
 
+# When a question is asked, in the asker's offset: its calendar resolves "yesterday".
+LocalDatetime = Annotated[datetime, AfterValidator(aware)]
+
+
 def iso(value: datetime | None) -> str | None:
     """ISO 8601 in UTC with a `Z` suffix, to the second (what the prompts show the model)."""
     if value is None:
         return None
     return to_utc(value).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def local_iso(value: datetime | None) -> str | None:
+    """ISO 8601 in the time's own offset, to the second; a UTC one (or naive) as `iso` gives it."""
+    if value is None:
+        return None
+    return aware(value).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 class PromptInput(BaseModel):

@@ -1,7 +1,8 @@
 """Prompt: read a question for search before recall (the LLM planner, RECMEM_PLANNER=llm).
 
 The reply's window stays two strings here: the planner parses and checks them
-(consolidation/recall/planning/llm.py), so a bad date drops the window, not the whole plan.
+(consolidation/recall/planning/llm.py), so a bad date drops the window, not the whole plan. The
+question's time is shown in its own offset, whose calendar the window's days are read in.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ __all__ = ["TASK", "PlanInput", "PlanReply", "messages"]
 
 class PlanInput(common.PromptInput):
     question: str
-    asked_at: common.UtcDatetime
+    asked_at: common.LocalDatetime
 
 
 class PlanReply(BaseModel):
@@ -49,7 +50,7 @@ SYSTEM = (
     "You do not answer it. You say what the search should be scoped by:\n"
     "- a time window the question names (in May 2023, last week, two months ago, last summer), "
     "as whole days [window_start, window_end) resolved against `asked_at`, the day the question "
-    "is asked; null when it names none;\n"
+    "is asked, in the calendar of its own offset; null when it names none;\n"
     "- an order: `latest` when it asks for the current or most recent value (currently, now, "
     "still, most recently), `earliest` when it asks for the first; else null;\n"
     "- a kind: `aggregate` for counts and lists (how many times, all the, what activities), "
@@ -64,5 +65,5 @@ INSTRUCTION = (
 
 
 def messages(inp: PlanInput) -> list[ChatMessage]:
-    payload = {"question": inp.question, "asked_at": common.iso(inp.asked_at)}
+    payload = {"question": inp.question, "asked_at": common.local_iso(inp.asked_at)}
     return common.chat(SYSTEM, INSTRUCTION, payload)

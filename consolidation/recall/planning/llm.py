@@ -1,8 +1,9 @@
 """The LLM planner (RECMEM_PLANNER=llm): one call to the configured endpoint reads the question.
 
-Its window is checked (both dates parse, start before end) and dropped with a note otherwise. Any
-failure of the call (timeout, endpoint down, a reply still malformed after the client's re-ask, a
-refusal) gives the rule plan, with `fallback` saying why. The call's tokens are on the plan.
+Its window is checked (both dates parse, start before end) and dropped with a note otherwise; a
+date or time without an offset is read in the question's. Any failure of the call (timeout,
+endpoint down, a reply still malformed after the client's re-ask, a refusal) gives the rule
+plan, with `fallback` saying why. The call's tokens are on the plan.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 
 from consolidation.consolidating.prompts import plan_question as prompt
 from consolidation.providers.llm.base import LanguageModel
 from consolidation.providers.llm.types import LLMError, LLMInvalidOutput, Usage
 from consolidation.recall.planning.plan import Order, Plan, QuestionKind, Window
 from consolidation.recall.planning.rules import plan_question
+from consolidation.times import aware
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +67,8 @@ def _spent(plan: Plan, usage: Usage | None) -> Plan:
 
 
 def _plan_of(reply: prompt.PlanReply, asked_at: datetime, usage: Usage) -> Plan:
-    window, notes = _window(reply)
+    asked_at = aware(asked_at)
+    window, notes = _window(reply, asked_at.tzinfo or UTC)
     entities = list(dict.fromkeys(e.strip() for e in reply.entities if e.strip()))
     plan = Plan(
         asked_at=asked_at,
@@ -80,15 +83,16 @@ def _plan_of(reply: prompt.PlanReply, asked_at: datetime, usage: Usage) -> Plan:
     return _spent(plan, usage)
 
 
-def _window(reply: prompt.PlanReply) -> tuple[Window | None, list[str]]:
-    """The reply's window, or None and a note saying why it was dropped."""
+def _window(reply: prompt.PlanReply, zone: tzinfo) -> tuple[Window | None, list[str]]:
+    """The reply's window, its naive dates read on the calendar of `zone`, or None and a note
+    saying why it was dropped."""
     if reply.window_start is None and reply.window_end is None:
         return None, []
     if reply.window_start is None or reply.window_end is None:
         return None, ["window dropped: it needs both a start and an end"]
     try:
-        start, end = _moment(reply.window_start), _moment(reply.window_end)
-    except ValueError:
+        start, end = _moment(reply.window_start, zone), _moment(reply.window_end, zone)
+    except (ValueError, OverflowError):
         return None, [f"window dropped: unreadable dates {reply.window_start!r}, {reply.window_end!r}"]
     if start >= end:
         return None, [f"window dropped: its end {reply.window_end} is not after its start"]
@@ -96,7 +100,7 @@ def _window(reply: prompt.PlanReply) -> tuple[Window | None, list[str]]:
     return Window(start=start, end=end, text=text), []
 
 
-def _moment(value: str) -> datetime:
-    """A date or an ISO 8601 time, as UTC (naive: taken to be UTC)."""
+def _moment(value: str, zone: tzinfo) -> datetime:
+    """A date or an ISO 8601 time, as UTC; without an offset, one of the calendar of `zone`."""
     moment = datetime.fromisoformat(value.strip())
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return (moment.replace(tzinfo=zone) if moment.tzinfo is None else moment).astimezone(UTC)

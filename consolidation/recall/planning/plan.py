@@ -27,8 +27,8 @@ class QuestionKind(StrEnum):
 
 @dataclass(frozen=True)
 class Window:
-    """A time window the question names, as a half-open UTC interval [start, end), and the
-    words it was read from."""
+    """A time window the question names, as a half-open UTC interval [start, end) (the local
+    midnights of the asker's calendar), and the words it was read from."""
 
     start: datetime
     end: datetime
@@ -43,7 +43,8 @@ class Window:
 
 @dataclass(frozen=True)
 class Plan:
-    """A question read for search: `asked_at` is the day relative dates resolve against."""
+    """A question read for search: `asked_at` is the day relative dates resolve against, in its
+    own offset (the asker's calendar)."""
 
     asked_at: datetime
     source: str = "rules"  # "rules" | "llm"

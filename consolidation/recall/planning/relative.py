@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from consolidation.times import aware, local
+
 
 def before(moment: datetime, asked_at: datetime) -> str:
     """The distance in whole days, weeks (from 14 days), months (from 8 weeks) or years (from
-    24 months), rounded down, by calendar days in UTC."""
-    days = (asked_at.astimezone(UTC).date() - moment.astimezone(UTC).date()).days
+    24 months), rounded down, by calendar days of `asked_at`'s own offset (naive: UTC)."""
+    asked_at = aware(asked_at)
+    days = (asked_at.date() - local(moment, asked_at.tzinfo or UTC).date()).days
     if days == 0:
         return "the same day"
     side = "before" if days > 0 else "after"

@@ -1,10 +1,11 @@
 """The rule planner: regular expressions over the question, no LLM call.
 
-A window resolves against the day the question is asked: "yesterday", "last week" (the
-calendar week before), "N days/weeks/months/years ago" (that day +-1, that week, month or
-year), "last month/year", "in the last N days", "in May" (the latest May not after the
-question), "in May 2023", "in 2022", "last summer" (northern seasons), "last weekend". The
-first expression that resolves wins; one that names an event ("before I moved") or falls
+A window resolves against the day the question is asked, on the calendar of its own offset
+(the asker's; naive: UTC), as the UTC instants of that calendar's midnights: "yesterday",
+"last week" (the calendar week before), "N days/weeks/months/years ago" (that day +-1, that
+week, month or year), "last month/year", "in the last N days", "in May" (the latest May not
+after the question), "in May 2023", "in 2022", "last summer" (northern seasons), "last
+weekend". The first expression that resolves wins; one that names an event ("before I moved") or falls
 outside the calendar ("5000 years ago") is kept as unresolved. Order, kind and names follow word lists below.
 """
 
@@ -13,9 +14,10 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Callable
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 from consolidation.recall.planning.plan import Order, Plan, QuestionKind, Window
+from consolidation.times import aware
 
 _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -68,8 +70,8 @@ _EVENT = re.compile(
 
 def plan_question(question: str, asked_at: datetime) -> Plan:
     """The rule plan of `question`, asked at `asked_at` (see the module docstring)."""
-    day = asked_at.astimezone(UTC).date()
-    window, beyond = _window(question, day)
+    asked_at = aware(asked_at)
+    window, beyond = _window(question, asked_at.date(), asked_at.tzinfo or UTC)
     unresolved = beyond if window is not None else [*beyond, *(m[0] for m in _EVENT.finditer(question))]
     order = _order(question)
     kind = _kind(question)
@@ -244,9 +246,10 @@ _WINDOWS: list[tuple[re.Pattern[str], _Resolve]] = [
 ]
 
 
-def _window(question: str, day: date) -> tuple[Window | None, list[str]]:
-    """The first expression that resolves, and those before it that fall outside the calendar
-    (years 1 to 9999: "5000 years ago"), which the plan lists as unresolved."""
+def _window(question: str, day: date, zone: tzinfo) -> tuple[Window | None, list[str]]:
+    """The first expression that resolves on the calendar of `zone`, and those before it that
+    fall outside it (years 1 to 9999, once in UTC: "5000 years ago"), which the plan lists as
+    unresolved."""
     beyond: list[str] = []
     for pattern, resolve in _WINDOWS:
         match = pattern.search(question)
@@ -254,14 +257,16 @@ def _window(question: str, day: date) -> tuple[Window | None, list[str]]:
             continue
         try:
             span = resolve(match, day)
-            window = None if span is None else Window(_midnight(span[0]), _midnight(span[1]), match[0])
+            if span is None:
+                continue
+            window = Window(_midnight(span[0], zone), _midnight(span[1], zone), match[0])
         except (OverflowError, ValueError):
             beyond.append(match[0])
             continue
-        if window is not None:
-            return window, beyond
+        return window, beyond
     return None, beyond
 
 
-def _midnight(day: date) -> datetime:
-    return datetime.combine(day, time(), tzinfo=UTC)
+def _midnight(day: date, zone: tzinfo) -> datetime:
+    """The instant `day` begins on the calendar of `zone`, in UTC."""
+    return datetime.combine(day, time(), tzinfo=zone).astimezone(UTC)
