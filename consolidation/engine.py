@@ -450,6 +450,7 @@ class MemoryEngine:
             scope=scope,
             min_score=min_score,
             plan=plan,
+            asked_at=asked,
         )
 
     async def _plan(self, query: str, asked: datetime) -> Plan | None:

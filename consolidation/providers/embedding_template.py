@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
+
+from consolidation.times import local
 
 DEFAULT_TEMPLATE = "On {date}, {speaker} said: {text}"
 FIELDS = frozenset({"text", "speaker", "date", "time"})
@@ -20,9 +22,10 @@ class TemplateError(ValueError):
     """The template names an unknown field, lacks `{text}`, or is not a valid format string."""
 
 
-def day_text(moment: datetime) -> str:
-    """`8 May 2023`: the date format of the memory's texts (facts, episodes, contexts)."""
-    day = moment.astimezone(UTC)
+def day_text(moment: datetime, zone: tzinfo = UTC) -> str:
+    """`8 May 2023`: the date format of the memory's texts (facts, episodes, contexts), the day
+    on the calendar of `zone` (a context's: the question's offset; UTC's if it has none there)."""
+    day = local(moment, zone)
     return f"{day.day} {day:%B %Y}"
 
 

@@ -6,7 +6,8 @@ turns its summary costs in tokens, at least two); an item none of whose turns is
 left out. A fact a person stated (added or corrected by hand, on no turn) ranks among the facts
 as a turn ranks among the turns. A turn's facts stand in for it only together, an episode takes
 out the turns it holds, and what does not fit is skipped. The context lists facts, then
-episodes, then turns under a header per day, each group in time order. Why these rules:
+episodes, then turns under a header per day (of the question's calendar: `Calendar`), each
+group in time order. Why these rules:
 docs/design/context-assembly.md.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 
 from consolidation.providers.embedding_template import day_text
 from consolidation.recall.planning.relative import before
@@ -29,6 +30,15 @@ EPISODE_ANCHORS = 2
 # Far below the gap between two fused ranks (about 1e-4 at rank 100).
 ANCHOR_STEP = 1e-9
 SECTIONS = (("semantic", "Facts:"), ("episodic", "Episodes:"), ("subconscious", "Conversation:"))
+
+
+@dataclass(frozen=True)
+class Calendar:
+    """How a context writes its days: on the calendar of `zone` (the question's offset), and,
+    with `asked_at`, how long before the question each day was (`8 May 2023 (3 weeks before):`)."""
+
+    zone: tzinfo = UTC
+    asked_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -110,36 +120,38 @@ def cosine_hits(dense: Sequence[RecallHit], lexical: Sequence[RecallHit]) -> dic
     return hits
 
 
-def render(hit: RecallHit) -> str:
+def render(hit: RecallHit, calendar: Calendar = Calendar()) -> str:
     """One context line. Facts and episode summaries carry their own dates (they are written
-    self-contained); a turn gets its speaker, and its day from the day header it is listed under
-    (`day_header`), which turns of one day share."""
+    self-contained); an episode's span is on the context's calendar; a turn gets its speaker,
+    and its day from the day header it is listed under (`day_header`), which turns of one day share."""
     item = hit.item
     if isinstance(item, Interaction):
         return f"- {item.speaker}: {hit.text}"
     if isinstance(item, Episode):
-        first, last = day_text(item.first_at), day_text(item.last_at)
+        first, last = day_text(item.first_at, calendar.zone), day_text(item.last_at, calendar.zone)
         span = first if first == last else f"{first} to {last}"
         return f"- [{span}] {item.summary}"
     return f"- {hit.text}"
 
 
-def day_header(hit: RecallHit, asked_at: datetime | None = None) -> str | None:
-    """`8 May 2023:`, the line the turns of that day are listed under; None for a fact or episode.
-    With `asked_at`, how long before the question the day was: `8 May 2023 (3 weeks before):`."""
+def day_header(hit: RecallHit, calendar: Calendar = Calendar()) -> str | None:
+    """`8 May 2023:`, the line the turns of that day (on the calendar's) are listed under; None
+    for a fact or episode. With the calendar's `asked_at`, how long before the question the day
+    was: `8 May 2023 (3 weeks before):`."""
     item = hit.item
     if not isinstance(item, Interaction):
         return None
-    if asked_at is None:
-        return f"{day_text(item.occurred_at)}:"
-    return f"{day_text(item.occurred_at)} ({before(item.occurred_at, asked_at)}):"
+    day = day_text(item.occurred_at, calendar.zone)
+    if calendar.asked_at is None:
+        return f"{day}:"
+    return f"{day} ({before(item.occurred_at, calendar.asked_at)}):"
 
 
 def assemble(
-    ranked: Sequence[Ranked], budget: int, count: Callable[[str], int], asked_at: datetime | None = None
+    ranked: Sequence[Ranked], budget: int, count: Callable[[str], int], calendar: Calendar = Calendar()
 ) -> Context:
-    """The best-ranked items whose rendered lines, with section headers, fit in `budget` tokens;
-    day headers say how long before `asked_at` each day was when it is given."""
+    """The best-ranked items whose rendered lines, with section headers, fit in `budget` tokens,
+    their days written on `calendar`."""
     facts_of = _facts_by_turn(ranked)
     chosen: dict[str, ContextItem] = {}
     held: dict[str, str] = {}  # interaction id -> id of the chosen fact or episode standing for it
@@ -148,10 +160,10 @@ def assemble(
         hit = entry.hit
         if hit.id in chosen or hit.id in held or _redundant(hit, chosen, held):
             continue
-        line = render(hit)
+        line = render(hit, calendar)
         cost = count(line) + 1  # the newline
         freed = _freed(hit, chosen)
-        header = _header_cost(hit, chosen, freed, count, asked_at)
+        header = _header_cost(hit, chosen, freed, count, calendar)
         if used + cost + header - sum(chosen[i].tokens for i in freed) > budget:
             continue
         for turn in freed:
@@ -160,12 +172,12 @@ def assemble(
         used += cost + header
         held |= dict.fromkeys(_stood_for(hit, chosen, facts_of), hit.id)
     items = list(chosen.values())
-    context = _context(items, budget, count, asked_at)
+    context = _context(items, budget, count, calendar)
     # Tokens of joined lines can differ from the sum of the lines' by a few: drop the
     # lowest-ranked item until the text itself fits.
     while context.tokens > budget and items:
         items.remove(min(items, key=lambda c: c.rank_score))
-        context = _context(items, budget, count, asked_at)
+        context = _context(items, budget, count, calendar)
     return context
 
 
@@ -208,19 +220,19 @@ def _header_cost(
     chosen: dict[str, ContextItem],
     freed: list[str],
     count: Callable[[str], int],
-    asked_at: datetime | None,
+    calendar: Calendar,
 ) -> int:
     """The headers `hit` would be the first under: its section's, and a turn's day header."""
     present = [c.hit for i, c in chosen.items() if i not in freed]
     cost = 0 if hit.layer in {h.layer for h in present} else count(dict(SECTIONS)[hit.layer]) + 1
-    day = day_header(hit, asked_at)
-    if day is not None and day not in {day_header(h, asked_at) for h in present}:
+    day = day_header(hit, calendar)
+    if day is not None and day not in {day_header(h, calendar) for h in present}:
         cost += count(day) + 1
     return cost
 
 
 def _context(
-    items: list[ContextItem], budget: int, count: Callable[[str], int], asked_at: datetime | None
+    items: list[ContextItem], budget: int, count: Callable[[str], int], calendar: Calendar
 ) -> Context:
     lines: list[str] = []
     ordered: list[ContextItem] = []
@@ -228,18 +240,18 @@ def _context(
         group = sorted((c for c in items if c.hit.layer == layer), key=_when)
         if group:
             lines.append(header)
-            lines += _with_day_headers(group, asked_at)
+            lines += _with_day_headers(group, calendar)
             ordered += group
     text = "\n".join(lines)
     return Context(text=text, tokens=count(text) if text else 0, budget=budget, items=ordered)
 
 
-def _with_day_headers(group: list[ContextItem], asked_at: datetime | None) -> list[str]:
+def _with_day_headers(group: list[ContextItem], calendar: Calendar) -> list[str]:
     """The group's lines in time order, a day header before the first turn of each day."""
     lines: list[str] = []
     last: str | None = None
     for item in group:
-        day = day_header(item.hit, asked_at)
+        day = day_header(item.hit, calendar)
         if day is not None and day != last:
             lines.append(day)
             last = day

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any, TypeVar
 
 import numpy as np
@@ -22,6 +22,7 @@ from consolidation.recall.relevance import anything_relevant
 from consolidation.recall.sentences import MARGIN_TURNS, WHOLE_TURNS, Matrix, focus, without_reactions
 from consolidation.recall.tokens import count_tokens
 from consolidation.stores import Stores
+from consolidation.times import aware, local
 from consolidation.types import Budgets, Context, Recall, RecallHit
 from consolidation.writing.parts import LONG_CHARS
 from graph.models import Episode, Fact, Hit, Interaction, Owner
@@ -67,9 +68,11 @@ class Recaller:
         scope: ScopeFilter = NO_FILTER,
         min_score: float | None = None,
         plan: Plan | None = None,
+        asked_at: datetime | None = None,
     ) -> Recall:
         """The per-layer lists under `budgets`; with `tokens`, also one assembled context of at
-        most that many tokens, drawn from a pool sized to fill it (consolidation/recall/context.py).
+        most that many tokens, drawn from a pool sized to fill it (consolidation/recall/context.py),
+        its days on the calendar of `asked_at`'s offset (else the plan's; else UTC).
         `scope` narrows every layer inside the store's statements (docs/scopes.md#filters); a
         `plan` widens the pools and moves the ranking (consolidation/recall/planning/ranking.py)."""
         pools = planned.widened(plan, budgets if tokens is None else context_pools(budgets, tokens))
@@ -119,7 +122,10 @@ class Recaller:
         sources = await self.stores.search.sources(owner, _ids(wanted[0]), _ids(wanted[1]))
         context = None
         if tokens is not None:
-            context = await self._context(owner, found, sources, tokens, vector, min_score, plan, named)
+            calendar = _calendar(plan, asked_at)
+            context = await self._context(
+                owner, found, sources, tokens, vector, min_score, plan, named, calendar
+            )
         recall = Recall(
             query,
             as_of,
@@ -143,6 +149,7 @@ class Recaller:
         min_score: float | None,
         plan: Plan | None,
         named: list[str],
+        calendar: contexts.Calendar,
     ) -> Context:
         nothing_relevant = not anything_relevant(found, self.dense_floor)
         if nothing_relevant and self.relevance:
@@ -154,15 +161,14 @@ class Recaller:
         if self.focus:
             shown = await self._focused(owner, ranked, np.asarray(vector, dtype=np.float32))
         if self.dates:
-            shown = _dated(ranked, shown)
+            shown = _dated(ranked, shown, calendar.zone)
         shown = _marked(plan, ranked, shown)
         if plan is not None and plan.order is Order.LATEST:
             facts = [r.hit.id for r in ranked if r.hit.layer == "semantic"]
             shown = planned.with_replaced(
                 ranked_items(ranked), shown, await self.stores.search.replaced(owner, facts)
             )
-        asked_at = plan.asked_at if plan is not None and plan.temporal else None
-        context = contexts.assemble(contexts.shown_as(ranked, shown), tokens, count_tokens, asked_at)
+        context = contexts.assemble(contexts.shown_as(ranked, shown), tokens, count_tokens, calendar)
         return replace(context, nothing_relevant=nothing_relevant)
 
     async def _focused(self, owner: Owner, ranked: list[contexts.Ranked], query: Matrix) -> dict[str, str]:
@@ -273,15 +279,26 @@ def _ids(hits: Sequence[Hit[T]]) -> list[str]:
     return list(dict.fromkeys(h.item.id for h in hits))
 
 
-def _dated(ranked: list[contexts.Ranked], shown: dict[str, str]) -> dict[str, str]:
+def _calendar(plan: Plan | None, asked_at: datetime | None) -> contexts.Calendar:
+    """The question's calendar: the days of its offset and, for a temporal plan, how long before
+    it each day was."""
+    asked = asked_at if asked_at is not None else plan.asked_at if plan is not None else None
+    if asked is None:
+        return contexts.Calendar()
+    asked = aware(asked)
+    return contexts.Calendar(asked.tzinfo or UTC, asked if plan is not None and plan.temporal else None)
+
+
+def _dated(ranked: list[contexts.Ranked], shown: dict[str, str], zone: tzinfo) -> dict[str, str]:
     """`shown` with the absolute date after each relative one in every turn, against the day the
-    turn was said: an LLM reading "yesterday" in a turn listed under a day header may miss it."""
+    turn was said on the calendar of `zone`, the one its day header is on: an LLM reading
+    "yesterday" in a turn listed under a day header may miss it."""
     dated = dict(shown)
     for entry in ranked:
         hit = entry.hit
         if isinstance(hit.item, Interaction):
             text = shown.get(hit.id, hit.text)
-            annotated = annotate_relative_dates(text, hit.item.occurred_at.astimezone(UTC).date())
+            annotated = annotate_relative_dates(text, local(hit.item.occurred_at, zone).date())
             if annotated != hit.text:
                 dated[hit.id] = annotated
     return dated

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import numpy as np
 import pytest
@@ -17,7 +17,7 @@ from consolidation.providers.embedding_template import (
     TemplateError,
     day_text,
 )
-from consolidation.recall.context import Ranked, assemble, day_header, rank, render
+from consolidation.recall.context import Calendar, Ranked, assemble, day_header, rank, render
 from consolidation.recall.tokens import count_tokens
 from consolidation.types import RecallHit, Unit
 from graph.database import Database
@@ -150,6 +150,27 @@ def test_turns_of_one_day_share_its_header_and_only_the_first_pays_for_it() -> N
     tight = assemble(in_order(morning, next_day, evening), two, count_tokens)
     assert [i.hit.id for i in tight.items] == [morning.id, evening.id]
     assert tight.tokens <= two
+
+
+def test_a_context_writes_its_days_on_the_calendar_of_the_question() -> None:
+    # T0 is 13:56 UTC: at +12:00 the evening turn (day 2, 13:56 UTC) is already the next day
+    # there, as is the episode; a fact's own words keep the day it was written with.
+    evening, summary = turn(1, "Evening swim", day=2), episode(1, "Caroline swam.", ["int_9"], day=2)
+    noted = fact(1, "Caroline swam on 10 May 2023.", [], day=2)
+    far_east = timezone(timedelta(hours=12))
+    asked = datetime(2023, 5, 12, 9, tzinfo=far_east)  # 11 May 21:00 UTC, 12 May there
+    context = assemble(in_order(evening, summary, noted), 1000, count_tokens, Calendar(far_east, asked))
+    assert context.text.splitlines() == [
+        "Facts:",
+        "- Caroline swam on 10 May 2023.",
+        "Episodes:",
+        "- [11 May 2023] Caroline swam.",
+        "Conversation:",
+        "11 May 2023 (1 day before):",
+        "- Caroline: Evening swim",
+    ]
+    assert day_header(evening, Calendar(far_east)) == "11 May 2023:"
+    assert day_header(evening) == "10 May 2023:"  # UTC by default
 
 
 def test_an_empty_pool_gives_an_empty_context() -> None:

@@ -1,7 +1,9 @@
-"""Prompt: answer a question from recalled memory, citing the ids used."""
+"""Prompt: answer a question from recalled memory, citing the ids used. Its times are shown in
+the offset of the question's (UTC without one), whose calendar its relative dates are in."""
 
 from __future__ import annotations
 
+from datetime import UTC, tzinfo
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -42,8 +44,9 @@ class WithdrawnBelief(common.PromptInput):
 class AnswerInput(common.PromptInput):
     question: str
     as_of: common.UtcDatetime | None = None
-    # When the question is asked: what "last week" or "how many days ago" in it count from.
-    asked_at: common.UtcDatetime | None = None
+    # When the question is asked, in the asker's offset: what "last week" or "how many days ago"
+    # in it count from, on that calendar.
+    asked_at: common.LocalDatetime | None = None
     facts: list[EvidenceItem] = Field(default_factory=list)
     episodes: list[EvidenceItem] = Field(default_factory=list)
     interactions: list[EvidenceItem] = Field(default_factory=list)
@@ -82,18 +85,19 @@ WITHDRAWN_RULE = (
 )
 
 
-def _items(items: list[EvidenceItem]) -> list[dict[str, Any]]:
-    return [{"id": item.id, "at": common.iso(item.at), "text": item.text} for item in items]
+def _items(items: list[EvidenceItem], zone: tzinfo) -> list[dict[str, Any]]:
+    return [{"id": item.id, "at": common.local_iso(item.at, zone), "text": item.text} for item in items]
 
 
 def messages(inp: AnswerInput) -> list[ChatMessage]:
+    zone = (inp.asked_at.tzinfo or UTC) if inp.asked_at is not None else UTC
     payload: dict[str, Any] = {
         "question": inp.question,
-        "as_of": common.iso(inp.as_of),
-        "asked_at": common.iso(inp.asked_at),
-        "facts": _items(inp.facts),
-        "episodes": _items(inp.episodes),
-        "interactions": _items(inp.interactions),
+        "as_of": common.local_iso(inp.as_of, zone),
+        "asked_at": common.local_iso(inp.asked_at, zone),
+        "facts": _items(inp.facts, zone),
+        "episodes": _items(inp.episodes, zone),
+        "interactions": _items(inp.interactions, zone),
     }
     if not inp.withdrawn_beliefs:
         return common.chat(SYSTEM, INSTRUCTION, payload)

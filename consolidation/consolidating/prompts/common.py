@@ -1,16 +1,16 @@
-"""Pieces every prompt shares: the turn model, UTC times (the question's own offset for the
-time a question is asked), and the delimited data block."""
+"""Pieces every prompt shares: the turn model, UTC times (a question's prompts: the asker's
+offset), and the delimited data block."""
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from consolidation.providers.llm.types import ChatMessage
-from consolidation.times import aware
+from consolidation.times import aware, local
 
 DATA_TAG = "memory_data"
 
@@ -36,11 +36,13 @@ def iso(value: datetime | None) -> str | None:
     return to_utc(value).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def local_iso(value: datetime | None) -> str | None:
-    """ISO 8601 in the time's own offset, to the second; a UTC one (or naive) as `iso` gives it."""
+def local_iso(value: datetime | None, zone: tzinfo | None = None) -> str | None:
+    """ISO 8601 in `zone` (default: the time's own offset), to the second; in UTC (or naive) as
+    `iso` gives it."""
     if value is None:
         return None
-    return aware(value).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    moment = aware(value) if zone is None else local(aware(value), zone)
+    return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 class PromptInput(BaseModel):
