@@ -16,7 +16,7 @@ from consolidation.types import ConsolidationOutcome, Unit
 from graph.database import Database
 from graph.models import Owner
 from local_llm_server import LocalLLMServer, Reply
-from tests.support.api import STORY, T0
+from tests.support.api import STORY, T0, all_facts
 from tests.support.engines import DIMENSION, engine_settings, llm_engine
 from tests.support.llm_script import by_task, data_of, episode_reply, merge_reply, task_of
 
@@ -33,16 +33,6 @@ async def _say(engine: MemoryEngine, owner: Owner, text: str, day: int) -> Conso
     return done.consolidation
 
 
-async def _all_facts(db: Database, owner: Owner) -> list[dict[str, Any]]:
-    rows = await db.driver.execute_query(
-        "MATCH (f:Fact {tenant: $t, user_id: $u}) RETURN f.id AS id, f.text AS text, f.status AS status",
-        t=owner.tenant,
-        u=owner.user_id,
-        database_=db.name,
-    )
-    return [r.data() for r in rows.records]
-
-
 async def test_the_offline_consolidator_does_not_restate_a_retracted_fact(db: Database) -> None:
     settings = engine_settings(merge_threshold=0.2)
     engine = MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), settings)
@@ -50,14 +40,14 @@ async def test_the_offline_consolidator_does_not_restate_a_retracted_fact(db: Da
     outcomes = [await _say(engine, owner, text, day) for day, text in enumerate(STORY[:3])]
     created = outcomes[-1]
     assert created.action == "created" and created.fact_ids
-    (target,) = [f for f in await _all_facts(db, owner) if "wasabi" in f["text"]]
+    (target,) = [f for f in await all_facts(db, owner) if "wasabi" in f["text"]]
     await engine.beliefs.retract(owner, target["id"], "she never ate wasabi", by="test")
 
     # The same statement again, merged into the episode whose sources the retracted fact rests on.
     merged = await _say(engine, owner, STORY[0], 10)
     assert merged.action == "merged"
     # Dated otherwise, the same statement: the retracted fact is the only one.
-    assert [f for f in await _all_facts(db, owner) if "wasabi" in f["text"]] == [
+    assert [f for f in await all_facts(db, owner) if "wasabi" in f["text"]] == [
         {**target, "status": "retracted"}
     ]
 
@@ -89,7 +79,7 @@ async def test_the_llm_is_shown_retracted_facts_and_a_restatement_is_dropped(
     owner = _owner()
     outcomes = [await _say(engine, owner, text, day) for day, text in enumerate(STORY[:3])]
     assert outcomes[-1].action == "created"
-    (target,) = [f for f in await _all_facts(db, owner) if f["text"] == said]
+    (target,) = [f for f in await all_facts(db, owner) if f["text"] == said]
     await engine.beliefs.retract(owner, target["id"], "wrong", by="test")
 
     before = len(llm.requests)
@@ -98,7 +88,7 @@ async def test_the_llm_is_shown_retracted_facts_and_a_restatement_is_dropped(
     (prompt,) = [b for b in llm.requests[before:] if task_of(b) == "refine_facts"]
     assert data_of(prompt)["retracted_facts"] == [{"kind": "preference", "text": said}]
     assert "retracted by a person" in prompt["messages"][-1]["content"]
-    facts = await _all_facts(db, owner)
+    facts = await all_facts(db, owner)
     assert [f for f in facts if normalised(f["text"]) == normalised(said)] == [
         {**target, "status": "retracted"}
     ]

@@ -18,7 +18,7 @@ from graph.database import Database
 from graph.models import Owner
 from graph.vocabulary import CORRECTION_TRIGGER, PERSON_PROVIDER
 from local_llm_server import LocalLLMServer, Reply
-from tests.support.api import REMEMBER_BATCH, STORY, T0, Caller, unit
+from tests.support.api import REMEMBER_BATCH, STORY, T0, Caller, all_facts, unit
 from tests.support.engines import DIMENSION, engine_settings, llm_engine
 from tests.support.llm_script import (
     by_task,
@@ -58,18 +58,8 @@ async def _tell(engine: MemoryEngine, owner: Owner, turns: list[str] = TURNS) ->
     return ids
 
 
-async def _facts(db: Database, owner: Owner) -> list[dict[str, Any]]:
-    rows = await db.driver.execute_query(
-        "MATCH (f:Fact {tenant: $t, user_id: $u}) RETURN f.id AS id, f.text AS text, f.status AS status",
-        t=owner.tenant,
-        u=owner.user_id,
-        database_=db.name,
-    )
-    return [r.data() for r in rows.records]
-
-
 async def _paris(db: Database, owner: Owner) -> str:
-    (fact,) = [f for f in await _facts(db, owner) if "Paris" in f["text"]]
+    (fact,) = [f for f in await all_facts(db, owner) if "Paris" in f["text"]]
     return str(fact["id"])
 
 
@@ -148,7 +138,7 @@ async def test_a_fact_the_consolidation_replaced_is_not_withdrawn(db: Database) 
     owner = _owner()
     await _tell(engine, owner, STORY[:4])
     # The reversed preference: the consolidation superseded it, no person did.
-    assert any(f["status"] == "superseded" for f in await _facts(db, owner))
+    assert any(f["status"] == "superseded" for f in await all_facts(db, owner))
     found = await engine.recall(owner, "sushi with salmon", tokens=500)
     assert found.evidence() and found.withdrawn == []
 
@@ -174,7 +164,7 @@ async def test_no_other_users_or_tenants_withdrawn_belief_appears(db: Database) 
 
 
 async def _rome(db: Database, owner: Owner) -> str:
-    (fact,) = [f for f in await _facts(db, owner) if "Rome" in f["text"]]
+    (fact,) = [f for f in await all_facts(db, owner) if "Rome" in f["text"]]
     return str(fact["id"])
 
 
@@ -253,7 +243,7 @@ async def test_the_answer_prompt_lists_withdrawn_beliefs_only_when_there_are_som
     engine = llm_engine(db, llm)
     owner = _owner()
     said = await _tell(engine, owner)
-    facts = await _facts(db, owner)
+    facts = await all_facts(db, owner)
     (paris,) = [f for f in facts if "Paris" in f["text"]]
     (balcony,) = [f for f in facts if "balcony" in f["text"]]
 

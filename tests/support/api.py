@@ -27,6 +27,7 @@ from consolidation.forgetting.keys import AccessKeys
 from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.wiring import AppSettings
 from graph.database import Database
+from graph.models import Owner
 from tests.support.engines import DIMENSION, engine_settings
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
@@ -147,6 +148,17 @@ async def count_nodes(db: Database, tenant: str, user_id: str | None = None) -> 
         database_=db.name,
     )
     return {r["label"]: r["n"] for r in result.records}
+
+
+async def all_facts(db: Database, owner: Owner) -> list[dict[str, Any]]:
+    """Every fact of a user, whatever its status (id, text, status), read straight from the graph."""
+    rows = await db.driver.execute_query(
+        "MATCH (f:Fact {tenant: $t, user_id: $u}) RETURN f.id AS id, f.text AS text, f.status AS status",
+        t=owner.tenant,
+        u=owner.user_id,
+        database_=db.name,
+    )
+    return [r.data() for r in rows.records]
 
 
 @asynccontextmanager
