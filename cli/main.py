@@ -36,6 +36,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from pydantic import ValidationError
 
     from cli.analytics import AnalyticsError
+    from consolidation.engine import PlannerConfigError
     from consolidation.providers.calibration import CalibrationError
     from consolidation.providers.embedders.minilm import LocalExtraMissing
     from consolidation.providers.embedding_template import TemplateError
@@ -51,17 +52,19 @@ def _user_errors() -> tuple[type[Exception], ...]:
         ValidationError,  # a RECMEM_* setting pydantic-settings refused
         LocalExtraMissing,
         StoreAuthFailed,  # wrong Neo4j credentials
+        PlannerConfigError,  # RECMEM_PLANNER=llm without an endpoint
     )
 
 
 def _failures() -> tuple[type[Exception], ...]:
     """Raised on purpose with a message that says what failed: a traceback would add nothing."""
+    from cli.service import CannotListen
     from consolidation.providers.embedders import EmbeddingError
     from consolidation.providers.llm.types import LLMError
     from consolidation.providers.reembedding import ReembedStalled
     from graph.errors import GraphError
 
-    return (GraphError, EmbeddingError, LLMError, ReembedStalled)
+    return (GraphError, EmbeddingError, LLMError, ReembedStalled, CannotListen)
 
 
 DEBUG_HINT = "rerun with --debug (or RECMEM_DEBUG=1) for the traceback"

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     import asyncio
 
     import uvicorn
+    from starlette.applications import Starlette
 
+    from api.settings import ApiSettings
     from consolidation.forgetting.keys import AccessKeys, ApiKey
     from graph.local_server import LocalNeo4j
     from graph.settings import Neo4jSettings
@@ -127,12 +129,13 @@ def serve(
     with _sigterm_raises():
         started = ensure_local_neo4j(settings.neo4j)
         try:
-            config = uvicorn.Config(
-                create_app(settings, api), host=api.host, port=api.port, log_level=log_level, lifespan="on"
-            )
+            app = create_app(settings, api)
+            # lifespan="off": `_serve` runs the app's start-up itself, so that a refusal (another
+            # embedder's database, a setting the engine refuses) reaches the user as one line.
+            config = uvicorn.Config(app, host=api.host, port=api.port, log_level=log_level, lifespan="off")
             server = uvicorn.Server(config)
             with asyncio.Runner(loop_factory=_event_loop_factory()) as runner:
-                runner.run(_serve(server, api.host))
+                runner.run(_serve(server, app, api))
             # uvicorn raises a SIGINT it caught again once it has shut down, for asyncio's runner
             # to turn into KeyboardInterrupt; but a runner whose task has just finished returns
             # normally instead (seen under load). Ctrl-C ends the command the same way either way.
@@ -160,19 +163,35 @@ def _event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
-async def _serve(server: uvicorn.Server, host: str) -> None:
+class CannotListen(Exception):
+    """uvicorn could not open the service's socket (the port is taken, the host is not local)."""
+
+
+async def _serve(server: uvicorn.Server, app: Starlette, api: ApiSettings) -> None:
+    """The app's start-up (migration, the engine), then uvicorn until it stops, then the app's
+    shutdown. An error of the start-up propagates as raised; uvicorn's own failure to listen,
+    which it reports by sys.exit, as CannotListen with the reason."""
     import asyncio
 
-    task = asyncio.create_task(server.serve())
-    # uvicorn exposes start-up only as a flag, so poll it briefly.
-    while not server.started and not task.done():  # noqa: ASYNC110
-        await asyncio.sleep(0.05)
-    if server.started:
-        port = server.servers[0].sockets[0].getsockname()[1]
-        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
-        typer.echo(f"GraphiQL: http://{shown}:{port}/graphql  (header Authorization: Bearer <key>)")
-        typer.echo(f"memory explorer: http://{shown}:{port}/ui")
-    await task
+    async with app.router.lifespan_context(app):
+        task = asyncio.create_task(_listening(server, api))
+        # uvicorn exposes start-up only as a flag, so poll it briefly.
+        while not server.started and not task.done():  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+        if server.started:
+            port = server.servers[0].sockets[0].getsockname()[1]
+            shown = "127.0.0.1" if api.host in ("0.0.0.0", "::") else api.host  # noqa: S104
+            typer.echo(f"GraphiQL: http://{shown}:{port}/graphql  (header Authorization: Bearer <key>)")
+            typer.echo(f"memory explorer: http://{shown}:{port}/ui")
+        await task
+
+
+async def _listening(server: uvicorn.Server, api: ApiSettings) -> None:
+    try:
+        await server.serve()
+    except SystemExit as stop:  # raised in this coroutine, it never reaches the event loop
+        reason = stop.__context__ if isinstance(stop.__context__, OSError) else f"exit status {stop.code}"
+        raise CannotListen(f"cannot listen on {api.host}:{api.port}: {reason}") from None
 
 
 # -- keys ---------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -439,3 +440,60 @@ def test_serve_leaves_a_neo4j_it_found_running(neo4j_settings: Neo4jSettings, tm
     if local:
         assert before is not None and LocalNeo4j(neo4j_settings).status().pid == before
         assert _neo4j_alive(before)
+
+
+# --- serve's refusals to start ------------------------------------------------------------------
+
+
+def _serve_once(env: dict[str, str], folder: Path) -> subprocess.CompletedProcess[str]:
+    """`recmem serve` expected to stop by itself; killed (and the test failed) if it serves."""
+    try:
+        return subprocess.run(
+            [RECMEM, "serve", "--log-level", "warning"],
+            env=env,
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as expired:
+        pytest.fail(f"recmem serve did not refuse to start:\n{expired.stderr!r}")
+
+
+@pytest.mark.parametrize(
+    ("setting", "status", "message"),
+    [
+        ({"RECMEM_EMBEDDER_DIMENSION": str(DIMENSION * 2)}, 2, "error: this database was built with"),
+        ({"RECMEM_PLANNER": "llm"}, 2, "error: RECMEM_PLANNER=llm needs an LLM endpoint"),
+    ],
+    ids=["another-embedder", "planner-without-endpoint"],
+)
+def test_serve_refuses_a_wrong_configuration_in_one_line(
+    setting: dict[str, str],
+    status: int,
+    message: str,
+    neo4j_settings: Neo4jSettings,
+    db: Database,
+    tmp_path: Path,
+) -> None:
+    """`db`: the session's database is migrated for the test embedder before serve sees it."""
+    env = _env_for(neo4j_settings) | {"RECMEM_API_PORT": str(free_port())} | setting
+    done = _serve_once(env, tmp_path)
+    assert done.returncode == status, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert done.stderr.splitlines()[-1].startswith(message), done.stderr[-3000:]
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line(
+    neo4j_settings: Neo4jSettings, db: Database, tmp_path: Path
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = _env_for(neo4j_settings) | {"RECMEM_API_PORT": str(port)}
+        done = _serve_once(env, tmp_path)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert done.stderr.splitlines()[-1].startswith(f"error: cannot listen on 127.0.0.1:{port}: "), done.stderr
