@@ -107,7 +107,9 @@ def ensure_local_neo4j(settings: Neo4jSettings) -> LocalNeo4j | None:
 
 def serve(
     host: str | None = typer.Option(None, help="Listen address (default RECMEM_API_HOST or 127.0.0.1)."),
-    port: int | None = typer.Option(None, help="Port (default RECMEM_API_PORT or 8080; 0 picks a free one)."),
+    port: int | None = typer.Option(
+        None, min=0, max=65535, help="Port (default RECMEM_API_PORT or 8080; 0 picks a free one)."
+    ),
     log_level: str = typer.Option("info", help="uvicorn log level."),
 ) -> None:
     """Run the GraphQL service (starting the local Neo4j if needed) and print the GraphiQL URL.

@@ -87,3 +87,13 @@ def test_the_parse_time_defaults_match_the_service() -> None:
     assert defaults.CALIBRATION_TARGET == DEFAULT_TARGET
     assert defaults.CALIBRATION_THETA_COUNT == DEFAULT_THETA_COUNT
     assert defaults.REEMBED_BATCH_SIZE == DEFAULT_BATCH_SIZE
+
+
+@pytest.mark.parametrize("port", ["70000", "-1"])
+def test_serve_refuses_a_port_out_of_range(port: str) -> None:
+    """Refused while parsing: 70000 once listened on 4464 (70000 - 65536), -1 ended in a traceback."""
+    # A setting refused at once: a port not refused while parsing must not get to serve.
+    env = {"COLUMNS": "200", "RECMEM_EMBEDDER_KIND": "no-such-embedder"}
+    result = CliRunner().invoke(app, ["serve", "--port", port], env=env)
+    assert result.exit_code == 2
+    assert "Invalid value for '--port'" in result.stderr
