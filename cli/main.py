@@ -112,10 +112,17 @@ def classify(error: Exception) -> tuple[int, str]:
 def _invalid_setting(error: Any) -> str:
     """pydantic's report, which spans lines and links to its docs, as one line per setting."""
     problems = "; ".join(
-        f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']} (got {e.get('input')!r})"
+        f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']} (got {_without_password(e.get('input'))!r})"
         for e in error.errors()
     )
     return f"invalid setting in {error.title}: {problems}"
+
+
+def _without_password(value: object) -> object:
+    """A URL's password (`scheme://user:password@host`) masked: a refused URI may carry one."""
+    import re
+
+    return re.sub(r"(://[^/@:]*):[^/@]*@", r"\1:***@", value) if isinstance(value, str) else value
 
 
 app = typer.Typer(

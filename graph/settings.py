@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # The one place the Neo4j release is pinned. 2026.08 is the newest release on Maven Central that runs
 # on this machine's Temurin 25 JDK; it has the Cypher 25 SEARCH clause, whose in-index filtering is
 # what per-user vector search needs. docker/compose.yaml uses the same version.
 NEO4J_VERSION = "2026.08.1"
+# The Neo4j driver's Bolt schemes (its http ones are a preview that needs aiohttp, not installed).
+URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
 
 def _default_data_root() -> Path:
@@ -54,11 +57,30 @@ class Neo4jSettings(BaseSettings):
     home: Path = _default_data_root() / "neo4j"
     jar_cache: Path = _default_cache_root() / "neo4j-jars"
     java_home: Path | None = None
-    port: int = 7687
+    port: int = Field(default=7687, ge=1, le=65535)
     heap: str = "1g"
     pagecache: str = "256m"
     # Off only on explicit request, and only ever with Bolt bound to loopback.
     auth_enabled: bool = True
+
+    @field_validator("uri")
+    @classmethod
+    def _driver_uri(cls, value: str) -> str:
+        """Empty (the local server's), or a URI the driver opens: a Bolt scheme and a host."""
+        if not value:
+            return value
+        parts = urlsplit(value)
+        if parts.scheme not in URI_SCHEMES or not parts.hostname:
+            # The value is not repeated: a URI may carry credentials.
+            raise ValueError(f"expected scheme://host[:port] with a scheme of {', '.join(URI_SCHEMES)}")
+        return value
+
+    @field_validator("home")
+    @classmethod
+    def _folder(cls, value: Path) -> Path:
+        if value.exists() and not value.is_dir():
+            raise ValueError(f"{value} is not a folder")
+        return value
 
     @model_validator(mode="after")
     def _default_uri(self) -> Neo4jSettings:

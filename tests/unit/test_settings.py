@@ -1,0 +1,59 @@
+"""RECMEM_* values the service cannot run with are refused when the settings are read, naming the
+setting, rather than accepted and failing later as an internal error (or never)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+from typer.testing import CliRunner
+
+from cli.main import app
+from graph.settings import Neo4jSettings
+
+
+@pytest.mark.parametrize(
+    "uri", ["notaurl", "127.0.0.1:7687", "http://127.0.0.1:7474", "bolt+x://127.0.0.1:7687", "bolt://"]
+)
+def test_a_neo4j_uri_the_driver_cannot_open_is_refused(uri: str) -> None:
+    with pytest.raises(ValidationError, match="uri"):
+        Neo4jSettings(uri=uri)
+
+
+@pytest.mark.parametrize(
+    "uri", ["bolt://127.0.0.1:7687", "neo4j+s://abc.databases.neo4j.io", "bolt+ssc://h:1"]
+)
+def test_the_driver_schemes_are_accepted(uri: str) -> None:
+    assert Neo4jSettings(uri=uri).uri == uri
+
+
+@pytest.mark.parametrize("port", [0, -5, 65536])
+def test_a_local_port_out_of_range_is_refused(port: int) -> None:
+    with pytest.raises(ValidationError, match="port"):
+        Neo4jSettings(port=port)
+
+
+def test_a_home_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "neo4j"
+    home.write_text("not a folder")
+    with pytest.raises(ValidationError, match="home"):
+        Neo4jSettings(home=home)
+
+
+def test_the_cli_names_a_bad_uri_as_a_setting_with_status_2() -> None:
+    """It reached the driver and came back as an internal error (exit 1), or, for http://, as a
+    missing aiohttp module."""
+    env = {"RECMEM_NEO4J_URI": "http://127.0.0.1:7474"}
+    result = CliRunner().invoke(app, ["recall", "sushi", "--user", "alice"], env=env)
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: invalid setting in Neo4jSettings: uri: ")
+
+
+def test_a_refused_uri_is_shown_without_its_password() -> None:
+    env = {"RECMEM_NEO4J_URI": "bolt+x://neo4j:s3cret-pw@db.example:7687"}
+    result = CliRunner().invoke(app, ["recall", "sushi", "--user", "alice"], env=env)
+    assert result.exit_code == 2, result.output
+    assert "s3cret-pw" not in result.output
+    assert "(got 'bolt+x://neo4j:***@db.example:7687')" in result.stderr
