@@ -9,7 +9,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class ApiSettings(BaseSettings):
     """Where the service listens and the limits it enforces on every request."""
 
-    model_config = SettingsConfigDict(env_prefix="RECMEM_API_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="RECMEM_API_", env_file=".env", extra="ignore", allow_inf_nan=False
+    )
 
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=0, le=65535)

@@ -26,7 +26,9 @@ PROFILES: dict[str, tuple[float, int]] = {"chat": (0.7, 5), "task": (0.6, 4)}
 
 
 class EmbedderSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="RECMEM_EMBEDDER_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="RECMEM_EMBEDDER_", env_file=".env", extra="ignore", allow_inf_nan=False
+    )
 
     kind: EmbedderKind = "minilm"
     # hashing: any dimension; minilm, minilm-int8, minilm-torch: 384 (fixed); openai: the model's own (or a
@@ -41,7 +43,9 @@ class EmbedderSettings(BaseSettings):
 class LLMSettings(BaseSettings):
     """An OpenAI-compatible chat endpoint. With no base_url and no api_key: offline consolidation."""
 
-    model_config = SettingsConfigDict(env_prefix="RECMEM_LLM_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="RECMEM_LLM_", env_file=".env", extra="ignore", allow_inf_nan=False
+    )
 
     base_url: str | None = None
     api_key: SecretStr | None = None
@@ -56,7 +60,9 @@ class LLMSettings(BaseSettings):
 
 
 class EngineSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="RECMEM_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="RECMEM_", env_file=".env", extra="ignore", allow_inf_nan=False
+    )
 
     profile: Profile = "chat"
     theta_sim: float | None = Field(default=None, ge=-1, le=1)

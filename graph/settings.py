@@ -27,7 +27,9 @@ def _default_cache_root() -> Path:
 class Neo4jSettings(BaseSettings):
     """Where the service finds Neo4j, and how `recmem neo4j start` runs a local one."""
 
-    model_config = SettingsConfigDict(env_prefix="RECMEM_NEO4J_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="RECMEM_NEO4J_", env_file=".env", extra="ignore", allow_inf_nan=False
+    )
 
     # Defaults to the local server on `port`.
     uri: str = ""

@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
+from pydantic_settings import BaseSettings
 from typer.testing import CliRunner
 
+from api.settings import ApiSettings
 from cli.main import app
+from consolidation.settings import EmbedderSettings, EngineSettings, LLMSettings
 from graph.settings import Neo4jSettings
 
 
@@ -57,3 +60,29 @@ def test_a_refused_uri_is_shown_without_its_password() -> None:
     assert result.exit_code == 2, result.output
     assert "s3cret-pw" not in result.output
     assert "(got 'bolt+x://neo4j:***@db.example:7687')" in result.stderr
+
+
+SETTINGS = (Neo4jSettings, EmbedderSettings, LLMSettings, EngineSettings, ApiSettings)
+FLOAT_FIELDS = [
+    (cls, name)
+    for cls in SETTINGS
+    for name, field in cls.model_fields.items()
+    if field.annotation in (float, float | None)
+]
+
+
+def test_every_settings_class_has_float_fields_to_check() -> None:
+    assert {cls for cls, _ in FLOAT_FIELDS} == set(SETTINGS) - {EmbedderSettings}
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
+@pytest.mark.parametrize(("cls", "name"), FLOAT_FIELDS, ids=lambda v: getattr(v, "__name__", v))
+def test_no_float_setting_takes_an_infinity_or_nan(
+    cls: type[BaseSettings], name: str, value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RECMEM_LEASE_SECONDS=inf was accepted and failed the first consolidation with
+    OverflowError (an internal error); RECMEM_NEO4J_STATEMENT_TIMEOUT_S=inf failed every query."""
+    prefix = cls.model_config["env_prefix"]
+    monkeypatch.setenv(f"{prefix}{name}".upper(), value)
+    with pytest.raises(ValidationError, match=name):
+        cls()
