@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -25,6 +26,17 @@ Profile = Literal["chat", "task"]
 PROFILES: dict[str, tuple[float, int]] = {"chat": (0.7, 5), "task": (0.6, 4)}
 
 
+def _http_url(value: str | None) -> str | None:
+    """None (also for an empty value), or an http(s) URL with a host: an OpenAI-compatible
+    endpoint."""
+    if not value:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("expected an http:// or https:// URL with a host")  # may carry a key
+    return value
+
+
 class EmbedderSettings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="RECMEM_EMBEDDER_", env_file=".env", extra="ignore", allow_inf_nan=False
@@ -38,6 +50,8 @@ class EmbedderSettings(BaseSettings):
     base_url: str | None = None
     api_key: SecretStr | None = None
     batch_size: int = Field(default=64, ge=1, le=2048)
+
+    _base_url = field_validator("base_url")(_http_url)
 
 
 class LLMSettings(BaseSettings):
@@ -53,6 +67,8 @@ class LLMSettings(BaseSettings):
     timeout_s: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=3, ge=0, le=10)
     temperature: float = Field(default=0.0, ge=0, le=2)
+
+    _base_url = field_validator("base_url")(_http_url)
 
     @property
     def configured(self) -> bool:

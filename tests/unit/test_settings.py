@@ -86,3 +86,24 @@ def test_no_float_setting_takes_an_infinity_or_nan(
     monkeypatch.setenv(f"{prefix}{name}".upper(), value)
     with pytest.raises(ValidationError, match=name):
         cls()
+
+
+@pytest.mark.parametrize("cls", [LLMSettings, EmbedderSettings])
+@pytest.mark.parametrize("url", ["notaurl", "ftp://llm.example/v1", "http://", "127.0.0.1:8000/v1"])
+def test_an_endpoint_that_is_not_an_http_url_is_refused(cls: type[BaseSettings], url: str) -> None:
+    """RECMEM_LLM_BASE_URL=notaurl was accepted: every LLM call then failed as `unavailable` and
+    consolidation was deferred for ever, with nothing naming the setting."""
+    with pytest.raises(ValidationError, match="base_url"):
+        cls(base_url=url)
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8000/v1", "https://api.openai.com/v1"])
+def test_an_http_endpoint_is_accepted(url: str) -> None:
+    assert LLMSettings(base_url=url).base_url == url
+    assert EmbedderSettings(base_url=url).base_url == url
+
+
+def test_an_empty_endpoint_is_unset() -> None:
+    """`RECMEM_LLM_BASE_URL=` in a .env file: no endpoint, not an endpoint at ''."""
+    assert LLMSettings(base_url="").base_url is None
+    assert not LLMSettings(base_url="").configured
