@@ -46,8 +46,28 @@ def read_conversations(path: Path) -> list[Conversation]:
             samples = json.loads(text)
         except json.JSONDecodeError as error:
             raise InvalidInput(f"{path.name} is not valid JSON: {error}") from None
-        return [locomo_conversation(sample) for sample in samples]
+        return [_locomo_sample(path.name, number, sample) for number, sample in enumerate(samples, start=1)]
     return [Conversation(path.stem, list(_jsonl_units(text)))]
+
+
+def _locomo_sample(file: str, number: int, sample: object) -> Conversation:
+    """A sample of a LoCoMo file; one not in LoCoMo's shape is bad input naming the sample and
+    what is wrong with it (a key missing, a turn refused, a session time not understood)."""
+    if not isinstance(sample, dict):
+        raise InvalidInput(
+            f"{file}: sample {number}: expected a LoCoMo sample (a JSON object), got {type(sample).__name__}"
+        )
+    where = f"{file}: sample {number}" + (f" ({sample['sample_id']})" if "sample_id" in sample else "")
+    try:
+        return locomo_conversation(sample)
+    except KeyError as missing:
+        raise InvalidInput(f"{where}: missing {missing}") from None
+    except ValidationError as refused:
+        raise InvalidInput(f"{where}: {_problem(refused)}") from None
+    except InvalidInput as refused:
+        raise InvalidInput(f"{where}: {refused}") from None
+    except (TypeError, AttributeError, ValueError) as error:
+        raise InvalidInput(f"{where}: not in LoCoMo's shape ({error})") from None
 
 
 def _jsonl_units(text: str) -> Iterator[Unit]:
@@ -73,7 +93,10 @@ def parse_locomo_time(stamp: str) -> datetime:
     if match is None:
         raise InvalidInput(f"unrecognised LoCoMo session time: {stamp!r}")
     hour, minute, half, day, month, year = match.groups()
-    parsed = datetime.strptime(f"{day} {month} {year}", "%d %B %Y").replace(tzinfo=UTC)
+    try:
+        parsed = datetime.strptime(f"{day} {month} {year}", "%d %B %Y").replace(tzinfo=UTC)
+    except ValueError:  # no such month or day
+        raise InvalidInput(f"unrecognised LoCoMo session time: {stamp!r}") from None
     hour_24 = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
     return parsed.replace(hour=hour_24, minute=int(minute))
 
@@ -83,7 +106,10 @@ def locomo_conversation(sample: dict[str, Any]) -> Conversation:
     units: list[Unit] = []
     for session in _session_numbers(conversation):
         start = parse_locomo_time(conversation[f"session_{session}_date_time"])
-        for index, turn in enumerate(conversation[f"session_{session}"]):
+        turns = conversation[f"session_{session}"]
+        if not isinstance(turns, list):
+            raise InvalidInput(f"expected a list of turns in session_{session}, got {type(turns).__name__}")
+        for index, turn in enumerate(turns):
             units.append(
                 Unit(
                     text=_turn_text(turn),

@@ -3,6 +3,7 @@ a file that is not text, and no Neo4j running. Each says what is wrong and what 
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 
@@ -97,3 +98,59 @@ def test_serve_refuses_a_port_out_of_range(port: str) -> None:
     result = CliRunner().invoke(app, ["serve", "--port", port], env=env)
     assert result.exit_code == 2
     assert "Invalid value for '--port'" in result.stderr
+
+
+TURN = {"speaker": "Ann", "text": "hi", "dia_id": "D1:1"}
+WHEN = "1:56 pm on 8 May, 2023"
+
+
+@pytest.mark.parametrize(
+    ("samples", "problem"),
+    [
+        ([1, 2], "sample 1: expected a LoCoMo sample (a JSON object), got int"),
+        (["conv-1"], "sample 1: expected a LoCoMo sample (a JSON object), got str"),
+        ([{"sample_id": "x"}], "sample 1 (x): missing 'conversation'"),
+        ([{"conversation": {"session_1": [TURN]}}], "sample 1: missing 'session_1_date_time'"),
+        (
+            [
+                {
+                    "conversation": {
+                        "session_1_date_time": WHEN,
+                        "session_1": [{"text": "hi", "dia_id": "D1:1"}],
+                    }
+                }
+            ],
+            "sample 1: missing 'speaker'",
+        ),
+        (
+            [{"conversation": {"session_1_date_time": WHEN, "session_1": [TURN | {"text": ""}]}}],
+            "sample 1: text: String should have at least 1 character",
+        ),
+        (
+            [{"conversation": {"session_1_date_time": "1:56 pm on 31 Feb, 2023", "session_1": [TURN]}}],
+            "sample 1: unrecognised LoCoMo session time: '1:56 pm on 31 Feb, 2023'",
+        ),
+        (
+            [{"conversation": {"session_1_date_time": WHEN, "session_1": "hello"}}],
+            "sample 1: expected a list of turns in session_1, got str",
+        ),
+    ],
+    ids=[
+        "numbers",
+        "strings",
+        "no-conversation",
+        "no-time",
+        "no-speaker",
+        "empty-text",
+        "bad-date",
+        "no-list",
+    ],
+)
+def test_a_malformed_locomo_file_is_bad_input_naming_the_sample(
+    samples: list[object], problem: str, tmp_path: Path
+) -> None:
+    """Each was an internal error (KeyError, TypeError, ValueError: exit 1), or for an empty
+    text "invalid setting in Unit"."""
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(samples))
+    assert run("ingest", str(path)) == (2, [f"error: locomo.json: {problem}"])
