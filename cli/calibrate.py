@@ -41,27 +41,24 @@ def calibrate_command(
     """Print JSON with the theta_sim that makes `target` of the units recur, and its statistics."""
     import asyncio
 
-    from consolidation.providers.calibration import CalibrationError, calibrate
+    from consolidation.providers.calibration import calibrate
     from consolidation.providers.embedders import build_embedder
     from consolidation.settings import EmbedderSettings
-    from graph.errors import InvalidInput
 
-    try:
-        streams = _streams(path, sample, limit_turns)
-        settings = EmbedderSettings() if embedder is None else EmbedderSettings(kind=embedder)
-        result = asyncio.run(
-            calibrate(
-                build_embedder(settings),
-                streams,
-                target=target,
-                theta_count=theta_count,
-                gate_top_k=gate_top_k,
-                window=window,
-            )
+    # A file or sample that cannot be calibrated (InvalidInput, CalibrationError) is the user's to
+    # correct: cli/main.py reports it in one line with exit status 2, as every command.
+    streams = _streams(path, sample, limit_turns)
+    settings = EmbedderSettings() if embedder is None else EmbedderSettings(kind=embedder)
+    result = asyncio.run(
+        calibrate(
+            build_embedder(settings),
+            streams,
+            target=target,
+            theta_count=theta_count,
+            gate_top_k=gate_top_k,
+            window=window,
         )
-    except (CalibrationError, InvalidInput) as error:
-        typer.secho(f"error: {error}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(1) from error
+    )
     typer.echo(json.dumps(_payload(result, path), indent=2))
 
 

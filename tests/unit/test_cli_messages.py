@@ -44,7 +44,7 @@ def test_binary_input_says_what_is_wrong_with_it(tmp_path: Path) -> None:
     ]
     assert run("ingest", str(path)) == (2, expected)
     # calibrate reads the same files the same way
-    assert run("calibrate", str(path), "--embedder", "hashing") == (1, expected)
+    assert run("calibrate", str(path), "--embedder", "hashing") == (2, expected)
 
 
 def test_malformed_locomo_json_is_bad_input(tmp_path: Path) -> None:
@@ -154,3 +154,21 @@ def test_a_malformed_locomo_file_is_bad_input_naming_the_sample(
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps(samples))
     assert run("ingest", str(path)) == (2, [f"error: locomo.json: {problem}"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), "error: no unit has enough predecessors to score: the sample is too small"),
+        (("--sample", "conv-99"), "error: no conversation selected"),
+        (("--theta-count", "3", "--window", "1"), "error: window must hold at least theta_count - 1 units"),
+    ],
+    ids=["too-small", "unknown-sample", "window"],
+)
+def test_calibrate_refuses_what_cannot_be_calibrated_with_status_2(
+    args: tuple[str, ...], message: str, tmp_path: Path
+) -> None:
+    """A sample or parameters the user can correct: status 2, as every command (it was 1)."""
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"text": "hi", "speaker": "a", "occurred_at": "2024-01-01T09:00:00Z"}\n')
+    assert run("calibrate", str(path), "--embedder", "hashing", *args) == (2, [message])
