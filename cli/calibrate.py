@@ -64,10 +64,10 @@ def calibrate_command(
 
 def _streams(path: Path, samples: list[str], limit: int | None) -> list[list[str]]:
     from consolidation.settings import EngineSettings
-    from consolidation.writing.conversation_files import read_conversations
+    from consolidation.writing.conversation_files import read_conversations, selected
     from graph.errors import InvalidInput
 
-    conversations = [c for c in read_conversations(path) if not samples or c.name in samples]
+    conversations = selected(path, read_conversations(path), samples)
     if not conversations:
         raise InvalidInput("no conversation selected")
     # The gate compares vectors as the engine stores them: rendered through the template.

@@ -39,10 +39,10 @@ def ingest(
     summary line counts them apart from the new ones."""
     import asyncio
 
-    from consolidation.writing.conversation_files import read_conversations
+    from consolidation.writing.conversation_files import read_conversations, selected
     from graph.models import Owner
 
-    conversations = [c for c in read_conversations(path) if not sample or c.name in sample]
+    conversations = selected(path, read_conversations(path), sample)
     total = sum(len(c.units) for c in conversations)
 
     async def work() -> int:

@@ -50,6 +50,18 @@ def read_conversations(path: Path) -> list[Conversation]:
     return [Conversation(path.stem, list(_jsonl_units(text)))]
 
 
+def selected(path: Path, conversations: list[Conversation], names: list[str]) -> list[Conversation]:
+    """The conversations named (all when none is); a name the file does not hold is bad input,
+    rather than a silent selection of nothing."""
+    known = [c.name for c in conversations]
+    for name in names:
+        if name not in known:
+            raise InvalidInput(
+                f"{path.name} holds no sample {name!r}; its samples: {', '.join(known) or 'none'}"
+            )
+    return [c for c in conversations if not names or c.name in names]
+
+
 def _locomo_sample(file: str, number: int, sample: object) -> Conversation:
     """A sample of a LoCoMo file; one not in LoCoMo's shape is bad input naming the sample and
     what is wrong with it (a key missing, a turn refused, a session time not understood)."""

@@ -160,7 +160,7 @@ def test_a_malformed_locomo_file_is_bad_input_naming_the_sample(
     ("args", "message"),
     [
         ((), "error: no unit has enough predecessors to score: the sample is too small"),
-        (("--sample", "conv-99"), "error: no conversation selected"),
+        (("--sample", "conv-99"), "error: c.jsonl holds no sample 'conv-99'; its samples: c"),
         (("--theta-count", "3", "--window", "1"), "error: window must hold at least theta_count - 1 units"),
     ],
     ids=["too-small", "unknown-sample", "window"],
@@ -172,3 +172,15 @@ def test_calibrate_refuses_what_cannot_be_calibrated_with_status_2(
     path = tmp_path / "c.jsonl"
     path.write_text('{"text": "hi", "speaker": "a", "occurred_at": "2024-01-01T09:00:00Z"}\n')
     assert run("calibrate", str(path), "--embedder", "hashing", *args) == (2, [message])
+
+
+def test_ingest_refuses_a_sample_the_file_does_not_hold(tmp_path: Path) -> None:
+    """It ingested nothing and said "ingested 0 units from 0 conversation(s)" with status 0."""
+    turn = {"speaker": "Ann", "text": "hi", "dia_id": "D1:1"}
+    conversation = {"session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": [turn]}
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([{"sample_id": "conv-26", "conversation": conversation}]))
+    # Refused before anything connects: the Neo4j of this environment is never reached.
+    env = {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{closed_port()}", "RECMEM_NEO4J_RETRY_SECONDS": "0.5"}
+    done = run("ingest", str(path), "--sample", "conv-26", "--sample", "conv-62", env=env)
+    assert done == (2, ["error: locomo.json holds no sample 'conv-62'; its samples: conv-26"])
