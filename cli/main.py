@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -80,12 +80,25 @@ class ReportingGroup(TyperGroup):
             return super().invoke(ctx)
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise  # click's own exits and usage errors
+        except BrokenPipeError:
+            _stdout_gone()
         except Exception as error:
             if ctx.params.get("debug"):
                 raise
             status, message = classify(error)
             typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
             raise typer.Exit(status) from None
+
+
+def _stdout_gone() -> NoReturn:
+    """The reader of stdout left (`recmem export | head`): stop quietly with status 1, as rich
+    does for its tables. stdout goes to /dev/null so that the exit's flush cannot fail again."""
+    import os
+    import sys
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    raise typer.Exit(FAILURE)
 
 
 def classify(error: Exception) -> tuple[int, str]:

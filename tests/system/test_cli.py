@@ -101,6 +101,29 @@ def test_a_bad_setting_is_a_user_error(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("args", [("cypher", "show", "recurring_topics"), ("cypher", "list")])
+def test_output_cut_short_by_its_reader_ends_quietly(args: tuple[str, ...], tmp_path: Path) -> None:
+    """`recmem export ... | head -1`: the reader leaves, and the command stops with status 1 and no
+    message, as rich's tables already did (plain output printed "error: internal error:
+    BrokenPipeError" with the --debug hint)."""
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before the first write
+    try:
+        done = subprocess.run(
+            [RECMEM, *args],
+            env=_clean_env(),
+            cwd=tmp_path,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (1, "")
+
+
 def test_an_unreachable_neo4j_is_one_line_and_status_1(tmp_path: Path) -> None:
     env = _clean_env() | {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{free_port()}"}
     env["RECMEM_NEO4J_PASSWORD"] = "unused"
