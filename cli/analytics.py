@@ -10,7 +10,7 @@ The declared type is how a ``--param name=value`` string from the command line i
 numeric user id stays a string while ``limit=5`` becomes an integer:
 
 - ``string``: as given;
-- ``integer`` / ``float``: Python's ``int()`` / ``float()``;
+- ``integer`` / ``float``: Python's ``int()`` (within Neo4j's 64 bits) / ``float()``;
 - ``boolean``: true/false, yes/no, 1/0, on/off (any case);
 - ``datetime``: ISO 8601 (``2024-05-01``, ``2024-05-01T09:00``, ``2024-05-01T09:00:00+02:00``);
   a value without an offset is taken as UTC, since every time in the graph is UTC.
@@ -159,9 +159,16 @@ def _to_datetime(raw: str) -> datetime:
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
+def _to_integer(raw: str) -> int:
+    value = int(raw)
+    if not -(2**63) <= value < 2**63:
+        raise ValueError("outside Neo4j's 64-bit integers")
+    return value
+
+
 CONVERTERS: dict[str, Callable[[str], Any]] = {
     "string": str,
-    "integer": int,
+    "integer": _to_integer,
     "float": float,
     "boolean": _to_bool,
     "datetime": _to_datetime,

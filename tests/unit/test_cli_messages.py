@@ -184,3 +184,14 @@ def test_ingest_refuses_a_sample_the_file_does_not_hold(tmp_path: Path) -> None:
     env = {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{closed_port()}", "RECMEM_NEO4J_RETRY_SECONDS": "0.5"}
     done = run("ingest", str(path), "--sample", "conv-26", "--sample", "conv-62", env=env)
     assert done == (2, ["error: locomo.json holds no sample 'conv-62'; its samples: conv-26"])
+
+
+@pytest.mark.parametrize("value", [str(2**63), str(-(2**63) - 1)])
+def test_an_integer_parameter_beyond_64_bits_is_refused(value: str) -> None:
+    """Neo4j's integers are 64-bit: the driver failed to pack it, an internal OverflowError."""
+    env = {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{closed_port()}", "RECMEM_NEO4J_RETRY_SECONDS": "0.5"}
+    code, lines = run("cypher", "run", "recurring_topics", "-p", f"limit={value}", env=env)
+    assert (code, lines) == (
+        2,
+        [f"error: parameter 'limit' expects integer, got '{value}' (outside Neo4j's 64-bit integers)"],
+    )
