@@ -214,7 +214,7 @@ def neo4j_status() -> None:
 
 
 @neo4j_app.command("logs")
-def neo4j_logs(lines: int = typer.Option(50, help="Lines from the end of each log.")) -> None:
+def neo4j_logs(lines: int = typer.Option(50, min=0, help="Lines from the end of each log.")) -> None:
     from graph.local_server import LocalNeo4j
     from graph.settings import Neo4jSettings
 

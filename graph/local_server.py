@@ -261,11 +261,13 @@ class LocalNeo4j:
         return self.status()
 
     def logs(self, lines: int = 50) -> str:
+        """The last `lines` lines (none for 0) of each log, under its path."""
         parts = []
         for path in (self.console_log, self.home / "logs" / "debug.log"):
             if path.exists():
-                tail = path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]
-                parts.append(f"--- {path} ---\n" + "\n".join(tail))
+                text = path.read_text(encoding="utf-8", errors="replace").splitlines()
+                tail = text[len(text) - min(max(lines, 0), len(text)) :]
+                parts.append("\n".join([f"--- {path} ---", *tail]))
         return "\n".join(parts) or f"no logs under {self.home / 'logs'}"
 
     def _live_pid(self) -> int | None:

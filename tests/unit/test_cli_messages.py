@@ -195,3 +195,17 @@ def test_an_integer_parameter_beyond_64_bits_is_refused(value: str) -> None:
         2,
         [f"error: parameter 'limit' expects integer, got '{value}' (outside Neo4j's 64-bit integers)"],
     )
+
+
+def test_neo4j_logs_prints_as_many_lines_as_asked(tmp_path: Path) -> None:
+    """--lines 0 printed each whole log ([-0:] is everything), and --lines -5 all but 5 lines."""
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "debug.log").write_text("".join(f"line {n}\n" for n in range(1, 101)))
+    env = {"RECMEM_NEO4J_HOME": str(tmp_path)}
+    for lines, shown in (("2", ["line 99", "line 100"]), ("0", [])):
+        result = CliRunner().invoke(app, ["neo4j", "logs", "--lines", lines], env=env)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.splitlines()[1:] == shown
+    result = CliRunner().invoke(app, ["neo4j", "logs", "--lines", "-5"], env=env)
+    assert result.exit_code == 2
+    assert "Invalid value for '--lines'" in result.stderr
