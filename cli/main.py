@@ -104,11 +104,14 @@ def _stdout_gone() -> NoReturn:
 def classify(error: Exception) -> tuple[int, str]:
     """The exit status and the one line the user sees for an error."""
     from pydantic import ValidationError
+    from pydantic_settings import SettingsError
 
     from graph.errors import LocalServerError, StoreUnavailable
 
     if isinstance(error, ValidationError):
         return USER_ERROR, _invalid_setting(error)
+    if isinstance(error, SettingsError):
+        return USER_ERROR, _unparsed_setting(error)
     if isinstance(error, _user_errors()):
         return USER_ERROR, _one_line(error)
     if isinstance(error, LocalServerError):
@@ -123,12 +126,47 @@ def classify(error: Exception) -> tuple[int, str]:
 
 
 def _invalid_setting(error: Any) -> str:
-    """pydantic's report, which spans lines and links to its docs, as one line per setting."""
-    problems = "; ".join(
-        f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']} (got {_without_password(e.get('input'))!r})"
-        for e in error.errors()
-    )
-    return f"invalid setting in {error.title}: {problems}"
+    """pydantic's report, which spans lines and links to its docs, in one line that names each
+    setting refused by its variable (RECMEM_MAX_TEXT_BYTES, not EngineSettings' max_text_bytes)."""
+    prefix = _env_prefixes().get(error.title)
+    problems = []
+    for e in error.errors():
+        field = "_".join(str(part) for part in e["loc"])
+        name = f"{prefix}{field}".upper() if prefix and field else f"{error.title} {field}".rstrip()
+        # a validator's ValueError reads "Value error, <its message>", which may name the setting
+        message = e["msg"].removeprefix("Value error, ").removeprefix(f"{name}: ")
+        problems.append(f"{name}: {message} (got {_without_password(e.get('input'))!r})")
+    return f"invalid setting {'; '.join(problems)}"
+
+
+def _unparsed_setting(error: Exception) -> str:
+    """pydantic-settings' SettingsError: a list or map setting whose value is not JSON. It names
+    the field, not the class: the variable is named when one settings class has that field."""
+    import re
+
+    found = re.search(r'field "(\w+)"', str(error))
+    field = found[1] if found else "?"
+    prefixes = [prefix for prefix, fields in _env_fields().items() if field in fields]
+    name = f"{prefixes[0]}{field}".upper() if len(prefixes) == 1 else field
+    return f"invalid setting {name}: not JSON ({error.__cause__ or error})"
+
+
+def _settings_classes() -> tuple[type[Any], ...]:
+    from api.settings import ApiSettings
+    from consolidation.settings import EmbedderSettings, EngineSettings, LLMSettings
+    from graph.settings import Neo4jSettings
+
+    return (Neo4jSettings, EmbedderSettings, LLMSettings, EngineSettings, ApiSettings)
+
+
+def _env_prefixes() -> dict[str, str]:
+    """Settings class name -> the prefix of its variables."""
+    return {cls.__name__: cls.model_config["env_prefix"] for cls in _settings_classes()}
+
+
+def _env_fields() -> dict[str, set[str]]:
+    """Prefix -> the fields its class reads."""
+    return {cls.model_config["env_prefix"]: set(cls.model_fields) for cls in _settings_classes()}
 
 
 def _without_password(value: object) -> object:

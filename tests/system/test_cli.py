@@ -96,7 +96,7 @@ def test_a_bad_setting_is_a_user_error(tmp_path: Path) -> None:
     done = recmem("neo4j", "status", env=env, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert done.stderr.splitlines() == [
-        "error: invalid setting in Neo4jSettings: port: Input should be a valid integer, "
+        "error: invalid setting RECMEM_NEO4J_PORT: Input should be a valid integer, "
         "unable to parse string as an integer (got 'not-a-port')"
     ]
 

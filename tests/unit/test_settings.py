@@ -51,7 +51,7 @@ def test_the_cli_names_a_bad_uri_as_a_setting_with_status_2() -> None:
     result = CliRunner().invoke(app, ["recall", "sushi", "--user", "alice"], env=env)
     assert result.exit_code == 2, result.output
     (line,) = result.stderr.splitlines()
-    assert line.startswith("error: invalid setting in Neo4jSettings: uri: ")
+    assert line.startswith("error: invalid setting RECMEM_NEO4J_URI: ")
 
 
 def test_a_refused_uri_is_shown_without_its_password() -> None:
@@ -107,3 +107,50 @@ def test_an_empty_endpoint_is_unset() -> None:
     """`RECMEM_LLM_BASE_URL=` in a .env file: no endpoint, not an endpoint at ''."""
     assert LLMSettings(base_url="").base_url is None
     assert not LLMSettings(base_url="").configured
+
+
+@pytest.mark.parametrize(
+    ("env", "line"),
+    [
+        (
+            {"RECMEM_MAX_TEXT_BYTES": "abc"},
+            "error: invalid setting RECMEM_MAX_TEXT_BYTES: Input should be a valid integer, "
+            "unable to parse string as an integer (got 'abc')",
+        ),
+        (
+            {"RECMEM_NEO4J_CONNECTION_TIMEOUT_S": "0"},
+            "error: invalid setting RECMEM_NEO4J_CONNECTION_TIMEOUT_S: Input should be greater than 0 (got '0')",
+        ),
+        (
+            {"RECMEM_EMBEDDER_KIND": "bert"},
+            "error: invalid setting RECMEM_EMBEDDER_KIND: Input should be 'minilm', 'minilm-int8', "
+            "'minilm-torch', 'hashing' or 'openai' (got 'bert')",
+        ),
+        (
+            {"RECMEM_SALIENCE": "/nonexistent/rules.json"},
+            "error: invalid setting RECMEM_SALIENCE: cannot read /nonexistent/rules.json as JSON "
+            "([Errno 2] No such file or directory: '/nonexistent/rules.json') (got '/nonexistent/rules.json')",
+        ),
+    ],
+    ids=["integer", "range", "choice", "validator"],
+)
+def test_a_refused_setting_is_named_by_its_variable(env: dict[str, str], line: str) -> None:
+    """The line named the class and the field ("invalid setting in EngineSettings: max_text_bytes"),
+    which the user has to translate into the variable to fix."""
+    result = CliRunner().invoke(app, ["recall", "sushi", "--user", "alice"], env=env)
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [line])
+
+
+def test_a_setting_that_is_not_json_is_a_refused_setting() -> None:
+    """A list setting is read as JSON: '[bad' was an internal SettingsError (exit 1)."""
+    env = {
+        "RECMEM_API_WEBSOCKET_ORIGINS": '["http://localhost:5173"',
+        # were the value accepted, serve would stop at once: no endpoint for the planner, and no
+        # local Neo4j to start
+        "RECMEM_PLANNER": "llm",
+        "RECMEM_NEO4J_URI": "bolt://127.0.0.1:1",
+    }
+    result = CliRunner().invoke(app, ["serve"], env=env)
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: invalid setting RECMEM_API_WEBSOCKET_ORIGINS: not JSON (")
