@@ -41,7 +41,13 @@ def ingest(
 
     from consolidation.writing.conversation_files import read_conversations, selected
     from graph.models import Owner
+    from graph.validation import require_name, require_owner
 
+    # Before anything connects: a blank --user would else fall back to the file's name.
+    if user is None:
+        require_name("tenant", tenant)
+    else:
+        require_owner(tenant, user)
     conversations = selected(path, read_conversations(path), sample)
     total = sum(len(c.units) for c in conversations)
 

@@ -209,3 +209,17 @@ def test_neo4j_logs_prints_as_many_lines_as_asked(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["neo4j", "logs", "--lines", "-5"], env=env)
     assert result.exit_code == 2
     assert "Invalid value for '--lines'" in result.stderr
+
+
+@pytest.mark.parametrize(("flag", "field"), [("--user", "user_id"), ("--tenant", "tenant")])
+def test_ingest_refuses_a_blank_user_or_tenant_before_it_starts(
+    tmp_path: Path, flag: str, field: str
+) -> None:
+    """A blank --user would else fall back to the file's name, and a blank --tenant fail mid-way."""
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"text": "hi", "speaker": "alice", "occurred_at": "2024-01-01T09:00:00Z"}\n')
+    # No Neo4j listens there: refused before anything connects, or it would say so.
+    env = {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{closed_port()}", "RECMEM_NEO4J_RETRY_SECONDS": "0.5"}
+    code, lines = run("ingest", str(path), flag, "  ", env=env)
+    assert code == 2
+    assert lines[-1] == f"error: {field} must not be empty", lines
