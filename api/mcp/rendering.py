@@ -122,6 +122,7 @@ def answered(found: engine.Answer) -> Answered:
         run_id=found.run_id,
         prompt_tokens=found.prompt_tokens,
         completion_tokens=found.completion_tokens,
+        withdrawn=[_view(FactView, f) for f in found.recall.withdrawn],
     )
 
 

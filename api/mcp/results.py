@@ -9,6 +9,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+# Said of the withdrawn beliefs a recall and an answer list.
+WITHDRAWN = (
+    "Beliefs a person retracted or corrected that rest on the context's items, which may still say "
+    "them: do not state them as true (at most 10, most recently withdrawn first)."
+)
+
 
 class ConsolidationSummary(BaseModel):
     action: str = Field(description="none, created (a new episode), merged (into an episode) or deferred.")
@@ -90,11 +96,7 @@ class Recalled(BaseModel):
         default=None,
         description="What the planner read from the query (no LLM call unless RECMEM_PLANNER=llm).",
     )
-    withdrawn: list[FactView] = Field(
-        default_factory=list,
-        description="Beliefs a person retracted or corrected that rest on the context's items, which may "
-        "still say them: do not state them as true (at most 10, most recently withdrawn first).",
-    )
+    withdrawn: list[FactView] = Field(default_factory=list, description=WITHDRAWN)
 
 
 class Evidence(BaseModel):
@@ -111,6 +113,7 @@ class Answered(BaseModel):
     run_id: str | None = Field(description="The ConsolidationRun recording this answer's cost.")
     prompt_tokens: int = Field(description="Prompt tokens spent.")
     completion_tokens: int = Field(description="Completion tokens spent.")
+    withdrawn: list[FactView] = Field(default_factory=list, description=WITHDRAWN)
 
 
 class InteractionView(BaseModel):

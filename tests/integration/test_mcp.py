@@ -536,6 +536,9 @@ async def test_correct_retract_and_add_facts(db: Database, live: str, tenant: st
         found = await call(mcp, "recall", user_id="alice", query="Does Alice like sushi with salmon?")
         assert [(f["id"], f["status"]) for f in found["withdrawn"]] == [(active, "superseded")]
         assert found["withdrawn"][0]["valid_to"] is not None
+        # The answer tool says the same, beside the answer it kept off that belief.
+        answered = await call(mcp, "answer", user_id="alice", question="Does Alice like sushi with salmon?")
+        assert [(f["id"], f["status"]) for f in answered["withdrawn"]] == [(active, "superseded")]
 
         added = await call(mcp, "add_fact", user_id="alice", text="Alice is vegetarian.", kind="attribute")
         assert added["fact"]["kind"] == "attribute" and added["trigger"] == "manual"
