@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -79,6 +79,9 @@ class Sources:
     episodes: dict[str, list[tuple[str, float | None]]]
     # Fact id -> (episode ids, interaction ids) it was derived from.
     facts: dict[str, tuple[list[str], list[str]]]
+    # The beliefs a person withdrew that rest on the candidates, each with the candidate episode
+    # and turn ids it reaches, the most recently withdrawn first.
+    withdrawn: list[tuple[Fact, list[str]]] = field(default_factory=list)
 
 
 class RecallSearch:
@@ -219,36 +222,6 @@ class RecallSearch:
         rows = await self.db.read("queries/recall/replaced", **owner.params(), ids=fact_ids)
         return {row["id"]: list(row["texts"]) for row in rows}
 
-    async def withdrawn(
-        self,
-        owner: Owner,
-        interaction_ids: list[str],
-        episode_ids: list[str],
-        as_of: datetime | None,
-        limit: int,
-    ) -> list[Fact]:
-        """The user's facts a person withdrew (retracted, or superseded by a person's correction)
-        that derive from these episodes or turns, directly or through an episode; with `as_of`,
-        those withdrawn at or before it. At most `limit`, the most recently withdrawn first; no
-        statement for no ids."""
-        if not interaction_ids and not episode_ids:
-            return []
-        if as_of is not None:
-            require_aware("as_of", as_of)
-        rows = await self.db.read(
-            "queries/recall/withdrawn",
-            **owner.params(),
-            interaction_ids=interaction_ids,
-            episode_ids=episode_ids,
-            as_of=as_of,
-            limit=limit,
-            retracted=FactStatus.RETRACTED.value,
-            superseded=FactStatus.SUPERSEDED.value,
-            person=PERSON_PROVIDER,
-            correction=CORRECTION_TRIGGER,
-        )
-        return [fact_from(row["fact"]) for row in rows]
-
     async def part_scores(
         self, owner: Owner, ids: list[str], vector: list[float]
     ) -> dict[str, list[tuple[int, int, float]]]:
@@ -267,12 +240,34 @@ class RecallSearch:
             found.setdefault(row["id"], []).append((int(row["start"]), int(row["end"]), float(row["score"])))
         return found
 
-    async def sources(self, owner: Owner, episode_ids: list[str], fact_ids: list[str]) -> Sources:
-        if not episode_ids and not fact_ids:
+    async def sources(
+        self,
+        owner: Owner,
+        episode_ids: list[str],
+        fact_ids: list[str],
+        interaction_ids: Sequence[str] = (),
+        as_of: datetime | None = None,
+    ) -> Sources:
+        """The provenance of these episodes and facts, and the beliefs a person withdrew (retracted,
+        or superseded by a person's correction; with `as_of`, those withdrawn at or before it)
+        that derive from these episodes, their turns or these turns, directly or through an
+        episode: one statement (cypher/queries/recall/sources.cypher)."""
+        if not episode_ids and not fact_ids and not interaction_ids:
             return Sources({}, {})
+        if as_of is not None:
+            require_aware("as_of", as_of)
         row = (
             await self.db.read(
-                "queries/recall/sources", **owner.params(), episode_ids=episode_ids, fact_ids=fact_ids
+                "queries/recall/sources",
+                **owner.params(),
+                episode_ids=episode_ids,
+                fact_ids=fact_ids,
+                interaction_ids=list(interaction_ids),
+                as_of=as_of,
+                retracted=FactStatus.RETRACTED.value,
+                superseded=FactStatus.SUPERSEDED.value,
+                person=PERSON_PROVIDER,
+                correction=CORRECTION_TRIGGER,
             )
         )[0]
         return Sources(
@@ -280,7 +275,14 @@ class RecallSearch:
                 e["id"]: [(s["id"], s["similarity"]) for s in e["sources"]] for e in row["episode_sources"]
             },
             facts={f["id"]: (f["episode_ids"], f["interaction_ids"]) for f in row["fact_sources"]},
+            withdrawn=_latest_first([(fact_from(w["fact"]), list(w["reach"])) for w in row["withdrawn"]]),
         )
+
+
+def _latest_first(withdrawn: list[tuple[Fact, list[str]]]) -> list[tuple[Fact, list[str]]]:
+    """The most recently withdrawn first; of one instant, by id."""
+    by_id = sorted(withdrawn, key=lambda w: w[0].id)
+    return sorted(by_id, key=lambda w: w[0].valid_to or datetime.min.replace(tzinfo=UTC), reverse=True)
 
 
 def _settled(row: Row, layer: str, shortlist: Shortlist | None, k: int) -> bool:

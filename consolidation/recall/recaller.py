@@ -117,9 +117,15 @@ class Recaller:
             epi_ranked = _reaching(epi_ranked, min_score)
             sem_ranked = _reaching(sem_ranked, min_score)
         sub, epi, sem = _hits(sub_ranked), _hits(epi_ranked), _hits(sem_ranked)
-        wanted = (epi, sem) if tokens is None else (_all(found.episodes), _all(found.facts))
-        # Provenance only for what is returned.
-        sources = await self.stores.search.sources(owner, _ids(wanted[0]), _ids(wanted[1]))
+        wanted = (
+            (sub, epi, sem)
+            if tokens is None
+            else (_all(found.interactions), _all(found.episodes), _all(found.facts))
+        )
+        # Provenance only for what is returned, and the withdrawn beliefs near it, in one statement.
+        sources = await self.stores.search.sources(
+            owner, _ids(wanted[1]), _ids(wanted[2]), _ids(wanted[0]), as_of
+        )
         context = None
         if tokens is not None:
             calendar = _calendar(plan, asked_at)
@@ -135,9 +141,7 @@ class Recaller:
             context,
             plan,
         )
-        turns, episodes = evidence_sources(recall.evidence())
-        withdrawn = await self.stores.search.withdrawn(owner, turns, episodes, as_of, WITHDRAWN)
-        return replace(recall, withdrawn=withdrawn)
+        return replace(recall, withdrawn=_withdrawn(sources, recall.evidence()))
 
     async def _context(
         self,
@@ -232,19 +236,17 @@ class Recaller:
         return RecallCandidates(interactions=_dense(sub), episodes=_dense(epi), facts=_dense(sem))
 
 
-def evidence_sources(evidence: Sequence[RecallHit]) -> tuple[list[str], list[str]]:
-    """The turns and episode versions a withdrawn belief may rest on: each turn and episode of
-    `evidence`, and the turns each episode rests on (its summary may say what they said where the
-    belief derives from an earlier version of it)."""
-    turns: dict[str, None] = {}
-    episodes: dict[str, None] = {}
+def _withdrawn(sources: Sources, evidence: Sequence[RecallHit]) -> list[Fact]:
+    """The withdrawn beliefs of `sources` that reach the evidence: one of its turns or episodes,
+    or a turn one of its episodes rests on (its summary may say what that turn said where the
+    belief derives from an earlier version of it). At most WITHDRAWN, latest first."""
+    near: set[str] = set()
     for hit in evidence:
-        if hit.layer == "subconscious":
-            turns[hit.id] = None
-        elif hit.layer == "episodic":
-            episodes[hit.id] = None
-            turns.update(dict.fromkeys(hit.interaction_ids))
-    return list(turns), list(episodes)
+        if hit.layer in ("subconscious", "episodic"):
+            near.add(hit.id)
+        if hit.layer == "episodic":
+            near.update(hit.interaction_ids)
+    return [fact for fact, reach in sources.withdrawn if near.intersection(reach)][:WITHDRAWN]
 
 
 def context_pools(budgets: Budgets, tokens: int) -> Budgets:

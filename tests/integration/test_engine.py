@@ -207,9 +207,9 @@ async def test_preference_shift_supersedes_and_as_of_sees_the_past(
     assert [h.text for h in now.semantic] == ["Alice dislikes sushi."]
     assert now.semantic[0].interaction_ids and now.episodic and now.episodic[0].interaction_ids
     # Dense candidates of all three layers, lexical ones with the user's speakers among the
-    # question's names (consolidation/recall/names.py), then provenance, then the beliefs a
-    # person withdrew that rest on the episodes and turns returned: four statements.
-    assert now.withdrawn == [] and db.round_trips - trips == 4
+    # question's names (consolidation/recall/names.py), then provenance with the beliefs a
+    # person withdrew near what is returned: three statements.
+    assert now.withdrawn == [] and db.round_trips - trips == 3
     before = await engine.recall(owner, "does Alice like sushi", as_of=T0 + timedelta(days=30))
     assert [h.text for h in before.semantic] == ["Alice loves sushi."]
 

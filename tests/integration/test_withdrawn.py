@@ -195,12 +195,12 @@ async def test_the_statement_reads_the_owners_facts_by_the_owner_index(db: Datab
     )
     for as_of in (None, datetime.now(UTC)):
         result = await db.driver.execute_query(
-            "PROFILE " + statement("queries/recall/withdrawn"),
+            "PROFILE " + statement("queries/recall/sources"),
             **owner.params(),
             interaction_ids=said,
             episode_ids=[],
+            fact_ids=[],
             as_of=as_of,
-            limit=10,
             retracted="retracted",
             superseded="superseded",
             person=PERSON_PROVIDER,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
@@ -119,20 +120,33 @@ PARIS = Fact(
 
 
 class _Search:
-    """The recall statements, answered from memory; `withdrawn` records what it was asked."""
+    """The recall statements, answered from memory: `sources` names each of `withdrawn` as
+    reaching `reach`, and records the candidates it was asked about."""
 
-    def __init__(self, withdrawn: list[Fact], empty: bool = False) -> None:
+    def __init__(
+        self, withdrawn: list[Fact], empty: bool = False, reach: tuple[str, ...] = ("int_1",)
+    ) -> None:
         self.found = withdrawn
         self.empty = empty
-        self.asked: list[tuple[list[str], list[str], datetime | None, int]] = []
+        self.reach = list(reach)
+        self.asked: list[tuple[list[str], list[str], datetime | None]] = []
 
     async def candidates(self, *args: Any, **kwargs: Any) -> RecallCandidates:
         turns = [] if self.empty else [Hit(t, 0.9 - t.seq / 10) for t in TURNS]
         episodes = [] if self.empty else [Hit(EPISODE, 0.5)]
         return RecallCandidates(Candidates(turns, []), Candidates(episodes, []), Candidates([], []))
 
-    async def sources(self, owner: Owner, episode_ids: list[str], fact_ids: list[str]) -> Sources:
-        return Sources({e: [("int_0", 0.6), ("int_1", 0.5)] for e in episode_ids}, {})
+    async def sources(
+        self,
+        owner: Owner,
+        episode_ids: list[str],
+        fact_ids: list[str],
+        interaction_ids: Sequence[str] = (),
+        as_of: datetime | None = None,
+    ) -> Sources:
+        self.asked.append((list(interaction_ids), episode_ids, as_of))
+        episodes = {e: [("int_0", 0.6), ("int_1", 0.5)] for e in episode_ids}
+        return Sources(episodes, {}, [(f, self.reach) for f in self.found])
 
     async def sentence_vectors(self, *args: Any) -> dict[str, bytes]:
         return {}
@@ -142,12 +156,6 @@ class _Search:
 
     async def replaced(self, *args: Any) -> dict[str, list[str]]:
         return {}
-
-    async def withdrawn(
-        self, owner: Owner, turns: list[str], episodes: list[str], as_of: datetime | None, limit: int
-    ) -> list[Fact]:
-        self.asked.append((turns, episodes, as_of, limit))
-        return self.found
 
 
 async def _recall(search: _Search, tokens: int | None) -> Recall:
@@ -171,17 +179,27 @@ async def test_a_recalls_context_and_hits_are_the_same_whatever_it_names() -> No
         assert without.withdrawn == [] and withdrawn.withdrawn == [PARIS]
         assert withdrawn.context is not None or tokens is None
         assert replace(withdrawn, withdrawn=[]) == without
-        # Asked once, with the evidence's turns, its episode and the turns that episode rests on
-        # (a context holds the turns instead of the episode).
-        expected = (["int_0", "int_1", "int_2"], ["epi_1"]) if tokens is None else (["int_1", "int_2"], [])
-        assert named.asked == [(*expected, None, 10)]
+        # Asked once, in the provenance statement, about the candidates: the turns and the episode.
+        assert named.asked == [(["int_1", "int_2"], ["epi_1"], None)]
+
+
+async def test_a_belief_is_named_only_where_the_evidence_reaches_it() -> None:
+    # int_0 is a turn of the episode only: the hits hold the episode, a 500-token context holds
+    # the turns int_1 and int_2 in its place.
+    for tokens, named in ((None, [PARIS]), (500, [])):
+        found = await _recall(_Search([PARIS], reach=("int_0",)), tokens)
+        assert found.withdrawn == named, tokens
+    # At most ten, in the order the store gives (the latest first).
+    many = [replace(PARIS, id=f"fact_{n:02}") for n in range(12)]
+    found = await _recall(_Search(many), None)
+    assert [f.id for f in found.withdrawn] == [f.id for f in many[:10]]
 
 
 async def test_a_recall_with_no_episode_or_turn_in_its_evidence_names_nothing() -> None:
     search = _Search([], empty=True)
     found = await _recall(search, 500)
-    # The store sends no statement for no ids (tests/integration/test_withdrawn.py counts them).
-    assert found.withdrawn == [] and search.asked == [([], [], None, 10)]
+    # No ids: the store sends no statement (tests/integration/test_withdrawn.py counts them).
+    assert found.withdrawn == [] and search.asked == [([], [], None)]
 
 
 async def test_the_answerer_tells_the_consolidator_the_withdrawn_beliefs() -> None:

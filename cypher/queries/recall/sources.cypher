@@ -1,5 +1,10 @@
 // Where the recalled episodes and facts came from: per episode its interactions in stream order
-// with the recurrence similarity, per fact its episodes and exact interactions.
+// with the recurrence similarity, per fact its episodes and exact interactions. Beside them, the
+// beliefs a person withdrew near these candidates: the user's facts retracted, or superseded by a
+// fact a person's correction produced (withdrawn at or before $as_of, when given), that are
+// DERIVED_FROM a candidate episode or turn ($interaction_ids) or a turn of a candidate episode,
+// directly or through an episode of theirs; each with those ids (`reach`), from which the caller
+// keeps the ones its evidence holds (consolidation/recall/recaller.py).
 CYPHER 25
 CALL () {
   UNWIND $episode_ids AS id
@@ -17,4 +22,22 @@ CALL () {
   WITH id, episode_ids, collect(DISTINCT i.id) AS interaction_ids
   RETURN collect({id: id, episode_ids: episode_ids, interaction_ids: interaction_ids}) AS fact_sources
 }
-RETURN episode_sources, fact_sources
+CALL (episode_sources) {
+  WITH $episode_ids + $interaction_ids
+       + reduce(turns = [], e IN episode_sources | turns + [s IN e.sources | s.id]) AS near
+  // The user's facts come from the owner index; only the withdrawn ones (the sort keeps the
+  // planner from checking the others' edges) are followed.
+  MATCH (f:Fact {tenant: $tenant, user_id: $user_id})
+  WHERE f.status IN [$retracted, $superseded]
+    AND ($as_of IS NULL OR f.valid_to <= $as_of)
+  WITH near, f ORDER BY f.valid_to DESC, f.id
+  WHERE f.status = $retracted OR EXISTS {
+      MATCH (f)<-[:SUPERSEDES]-(:Fact)<-[:PRODUCED]-(run:ConsolidationRun)
+      WHERE run.provider = $person AND run.trigger = $correction
+    }
+  WITH f, [(f)-[:DERIVED_FROM]->(s) WHERE s.id IN near | s.id]
+       + [(f)-[:DERIVED_FROM]->(:Episode)-[:DERIVED_FROM]->(i:Interaction) WHERE i.id IN near | i.id] AS reach
+  WHERE size(reach) > 0
+  RETURN collect({fact: f {.*, embedding: null}, reach: reach}) AS withdrawn
+}
+RETURN episode_sources, fact_sources, withdrawn
