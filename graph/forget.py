@@ -172,7 +172,8 @@ class ForgetStore:
         return _plan_from(rows[0])
 
     async def restorable(self, owner: Owner, fact_ids: list[str]) -> list[str]:
-        """The facts erasing `fact_ids` would make current again (a read; changes nothing)."""
+        """The facts erasing `fact_ids` would make current again (a read; changes nothing): those
+        no surviving fact replaced, directly or through erased facts."""
         if not fact_ids:
             return []
         rows = await self.db.read("queries/forget/restorable_facts", **owner.params(), fact_ids=fact_ids)
@@ -200,14 +201,22 @@ class ForgetStore:
             erased_nodes = [erasure.interaction_id, *erasure.episode_ids, *erasure.fact_ids]
             runs = await run(tx, "queries/forget/delete_runs", params | {"node_ids": erased_nodes})
             await run(tx, "queries/forget/delete_events", params | {"node_ids": erased_nodes})
-            # Selected by the same statement as the preview's, then set.
-            restorable = await run(
+            # Selected by the same statement as the preview's, then set: chains through erased
+            # facts are contracted to their survivors, and what only erased facts replaced holds.
+            selected = await run(
                 tx, "queries/forget/restorable_facts", params | {"fact_ids": erasure.fact_ids}
             )
+            relinks = selected[0]["relinks"] if selected else []
+            if relinks:
+                await run(
+                    tx,
+                    "queries/forget/contract_supersedes",
+                    params | {"relinks": relinks, "fact_ids": erasure.fact_ids},
+                )
             restored = await run(
                 tx,
                 "queries/forget/restore_facts",
-                params | {"ids": restorable[0]["ids"] if restorable else []},
+                params | {"ids": selected[0]["ids"] if selected else []},
             )
             derived = await run(tx, "queries/forget/derived_ids", params | {"id": erasure.interaction_id})
             await self._remove(tx, params, "Fact", erasure.fact_ids, quantized)

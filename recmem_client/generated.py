@@ -369,7 +369,7 @@ class InteractionForgotten:
     rebuilt_episode_ids: tuple[str, ...]
     # Surviving facts restated from their other interactions.
     rebuilt_fact_ids: tuple[str, ...]
-    # Facts current again because only erased facts had superseded them.
+    # Facts current again: erased facts had superseded them and no surviving fact replaced those.
     restored_fact_ids: tuple[str, ...]
 
 

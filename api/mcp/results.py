@@ -197,7 +197,7 @@ class Forgotten(BaseModel):
     rebuilt_episode_ids: list[str] = Field(description="Surviving episode versions rebuilt without it.")
     rebuilt_fact_ids: list[str] = Field(description="Surviving facts restated without it.")
     restored_fact_ids: list[str] = Field(
-        description="Facts current again (only erased facts had replaced them)."
+        description="Facts current again (erased facts had replaced them; nothing surviving replaced those)."
     )
 
 

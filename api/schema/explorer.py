@@ -81,7 +81,10 @@ class ForgetInteractionPreview:
         )
     )
     restored_facts: list[Fact] = strawberry.field(
-        description="Facts that would be current again because only erased facts had superseded them."
+        description=(
+            "Facts that would be current again: erased facts had superseded them and no surviving "
+            "fact replaced those."
+        )
     )
 
     @staticmethod

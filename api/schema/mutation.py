@@ -114,7 +114,9 @@ class ForgetInteractionPayload:
         description="Surviving facts restated from their other interactions."
     )
     restored_fact_ids: list[ID] = strawberry.field(
-        description="Facts current again because only erased facts had superseded them."
+        description=(
+            "Facts current again: erased facts had superseded them and no surviving fact replaced those."
+        )
     )
 
     @staticmethod

@@ -5,7 +5,8 @@ it alone states, episode versions resting on nothing else (or merges that added 
 versions and facts that also rest on other interactions survive, lose the edge, and have their text
 *rebuilt from the remaining interactions only* (the consolidator sees the remaining raw turns, never
 the old text), with a new embedding; a fact the remaining turns no longer state is erased instead.
-Facts that only erased facts had superseded become current again. A fact a person stated (a
+Facts that only erased facts had superseded become current again, unless a surviving fact had
+replaced those: then it replaces them directly and they stay superseded. A fact a person stated (a
 correction or an addition) is kept as it is, resting on the recorded change once the turn it cited
 is gone, so the belief it replaced stays replaced (docs/corrections.md). All of it is prepared while
 holding the user's consolidation lease and written in one transaction, so no consolidation can

@@ -317,24 +317,40 @@ async def test_forgetting_a_cited_turn_still_erases_what_consolidation_wrote_fro
     payloads = await tell_story(caller)
     turns = [p["interactionId"] for p in payloads]
     created, merged = payloads[3 - 1]["consolidation"], payloads[3]["consolidation"]
-    # A correction of the merge turn's fact that cites that same turn.
+    # A correction of the merge turn's fact that cites that same turn: created <- merged <- correction.
     old_id = merged["factIds"][0]
     done = await _correct_citing(caller, old_id, turns[3])
     new_id_ = done["fact"]["id"]
 
+    replaced = await _graph(
+        db, "MATCH (:Fact {id: $id})-[:SUPERSEDES]->(f) RETURN f.id AS id, f.valid_to AS to ORDER BY id",
+        id=old_id,
+    )  # fmt: skip
+    assert {r["id"] for r in replaced} == set(created["factIds"])
+
     result = await _forget_as_previewed(caller, turns[3])
-    # The consolidator's facts resting only on the turn go, and what they superseded holds again.
+    # The consolidator's facts resting only on the turn go ...
     assert result["factIds"] == merged["factIds"]
-    assert set(result["restoredFactIds"]) == set(created["factIds"])
+    assert await _graph(db, FACTS, ids=[old_id]) == []
+    # ... but what they superseded does not come back beside the person's correction of them: the
+    # correction now replaces it directly, and it stopped holding when it did.
+    assert result["restoredFactIds"] == []
     assert await _graph(db, FACTS, ids=created["factIds"]) == [
-        {"id": i, "status": "active"} for i in sorted(created["factIds"])
+        {"id": i, "status": "superseded"} for i in sorted(created["factIds"])
     ]
-    # The person's correction stays, resting on its run; the fact it replaced is gone with the turn.
+    for row in replaced:
+        kept = (await caller.gql(AUDIT, {"id": row["id"]}))["fact"]
+        assert kept["supersededBy"] == [{"reason": None, "fact": {"id": new_id_}}]
+        assert await _graph(db, "MATCH (f:Fact {id: $id}) RETURN f.valid_to AS to", id=row["id"]) == [
+            {"to": row["to"]}
+        ]
+    # The person's correction stays, resting on its run.
     made = (await caller.gql(AUDIT, {"id": new_id_}))["fact"]
     assert (made["text"], made["status"]) == ("Alice prefers eel.", "ACTIVE")
     assert made["derivedFrom"]["interactions"] == []
     assert [c["id"] for c in made["audit"]["corrections"]] == [done["run"]["id"]]
-    assert await _graph(db, FACTS, ids=[old_id]) == []
+    recall = await caller.gql('{ recall(userId: "alice", query: "sushi") { semantic { fact { id } } } }')
+    assert not {h["fact"]["id"] for h in recall["recall"]["semantic"]} & set(created["factIds"])
 
 
 async def test_a_correction_of_a_correction_keeps_its_chain_and_scopes(db: Database, caller: Caller) -> None:
@@ -370,3 +386,67 @@ async def test_a_correction_of_a_correction_keeps_its_chain_and_scopes(db: Datab
     expected = await _graph(db, SCOPES, id=old_id)
     for fact_id in chain[1:]:
         assert await _graph(db, SCOPES, id=fact_id) == expected
+
+
+# -- a chain of replacements through erased facts is contracted, not undone ----------------------
+
+CHAIN = """MATCH (f:Fact) WHERE f.id IN $ids
+RETURN f.id AS id, f.status AS status, f.valid_to AS valid_to,
+       [(s:Fact)-[:SUPERSEDES]->(f) | s.id] AS superseded_by ORDER BY id"""
+
+
+async def _facts_in_turn(
+    db: Database,
+    owner: Owner,
+    embedder: HashingEmbedder,
+    day: int,
+    turn: str,
+    facts: list[tuple[str, list[str]]],
+) -> list[str]:
+    """Facts the consolidator wrote from one turn alone, each replacing the facts named with it."""
+    at = T0 + timedelta(days=day)
+    writes = [
+        FactWrite(
+            new_id("fact"), t, "attribute", _vec(embedder, t), at, [turn], [(o, "replaced") for o in olds]
+        )
+        for t, olds in facts
+    ]
+    await ConsolidationStore(db, DIMENSION).commit(owner, ConsolidationWrite(None, writes, [], [], T0))
+    return [w.id for w in writes]
+
+
+async def test_a_fact_replaced_through_erased_facts_stays_replaced_by_the_survivor(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
+    """F0 <- F1 <- F1b <- F2, with F1 and F1b resting only on the forgotten turn: F0 does not come back
+    beside F2, which now replaces it directly; G0, replaced only by an erased fact, holds again."""
+    texts = ["I live in Paris and drink tea.", "I moved to Lyon; coffee now.", "Actually Berlin."]
+    items = [
+        NewInteraction("alice", t, T0 + timedelta(days=i), _vec(embedder, t)) for i, t in enumerate(texts)
+    ]
+    a, t, b = [s.id for s in await InteractionStore(db, DIMENSION).write_batch(owner, items)]
+    f0, g0 = await _facts_in_turn(db, owner, embedder, 0, a, [("Alice lives in Paris.", []),
+                                                             ("Alice drinks tea.", [])])  # fmt: skip
+    f1, g1 = await _facts_in_turn(db, owner, embedder, 1, t, [("Alice lives in Lyon.", [f0]),
+                                                             ("Alice drinks coffee.", [g0])])  # fmt: skip
+    (f1b,) = await _facts_in_turn(db, owner, embedder, 1, t, [("Alice lives in Lyon now.", [f1])])
+    (f2,) = await _facts_in_turn(db, owner, embedder, 2, b, [("Alice lives in Berlin.", [f1b])])
+    ended = (await _graph(db, CHAIN, ids=[f0]))[0]["valid_to"]
+
+    forgetter = _forgetter(db, embedder)
+    preview = await forgetter.preview_interaction(owner, t)
+    forgotten = await forgetter.forget_interaction(owner, t)
+    assert sorted(forgotten.fact_ids) == sorted([f1, f1b, g1])
+    assert preview.restored_fact_ids == forgotten.restored_fact_ids == [g0]
+    assert await _graph(db, CHAIN, ids=[f0, g0, f2]) == sorted(
+        [{"id": f0, "status": "superseded", "valid_to": ended, "superseded_by": [f2]},
+         {"id": g0, "status": "active", "valid_to": None, "superseded_by": []},
+         {"id": f2, "status": "active", "valid_to": None, "superseded_by": []}],
+        key=lambda row: row["id"],
+    )  # fmt: skip
+    # The contracted edge keeps nothing of the erased facts (their reason may quote the turn).
+    edge = await _graph(
+        db, "MATCH (:Fact {id: $new})-[s:SUPERSEDES]->(:Fact {id: $old}) RETURN s.reason AS reason, s.at AS at",
+        new=f2, old=f0,
+    )  # fmt: skip
+    assert edge == [{"reason": None, "at": ended}]
