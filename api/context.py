@@ -51,6 +51,13 @@ class Context:
         return self.principal.tenant
 
     @property
+    def who(self) -> str:
+        """The calling key's name and id, as the run of a change to memory records its maker."""
+        if self.principal is None:
+            raise ApiError("a valid API key is required", ErrorCode.UNAUTHENTICATED)
+        return self.principal.who
+
+    @property
     def loaders(self) -> Loaders:
         if self._loaders is None:
             self._loaders = Loaders(self.services.audit, self.tenant)

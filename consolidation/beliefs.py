@@ -29,7 +29,7 @@ from graph.vocabulary import (
     RUN_ID_PREFIX,
 )
 
-__all__ = ["PERSON", "TRIGGERS", "BeliefChange", "Beliefs"]
+__all__ = ["PERSON", "TRIGGERS", "BeliefChange", "Beliefs", "person_run"]
 
 # The provider of a person's change, and the trigger each kind of change records on its run.
 PERSON = PERSON_PROVIDER
@@ -152,11 +152,18 @@ class Beliefs:
 def _person_run(
     action: Action, by: str, reason: str | None, at: datetime, read: list[str], produced: list[str]
 ) -> RunWrite:
-    """The run of a person's change: no model, no tokens; who and why."""
+    return person_run(OPS[action], TRIGGERS[action], by, reason, at, read, produced)
+
+
+def person_run(
+    op: str, trigger: str, by: str, reason: str | None, at: datetime, read: list[str], produced: list[str]
+) -> RunWrite:
+    """The run of a person's change (a fact's correction, retraction or addition, or a forget):
+    no model, no tokens; who and why."""
     return RunWrite(
         id=new_id(RUN_ID_PREFIX),
-        op=OPS[action],
-        trigger=TRIGGERS[action],
+        op=op,
+        trigger=trigger,
         provider=PERSON,
         model=PERSON,
         status="ok",

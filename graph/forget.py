@@ -17,7 +17,7 @@ derived from its run (docs/corrections.md#forgetting-a-cited-turn).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
@@ -126,6 +126,9 @@ class InteractionErasure:
 
     interaction_id: str
     lease_holder: str
+    # The person's run that records the forget; written, reading every surviving fact and episode
+    # the forget changed, only when there is one (docs/corrections.md#the-record-of-a-forget).
+    record: RunWrite
     episode_ids: list[str] = field(default_factory=list)
     fact_ids: list[str] = field(default_factory=list)
     stated_fact_ids: list[str] = field(default_factory=list)
@@ -211,13 +214,14 @@ class ForgetStore:
                 await run(
                     tx,
                     "queries/forget/contract_supersedes",
-                    params | {"relinks": relinks, "fact_ids": erasure.fact_ids},
+                    params | {"relinks": relinks, "run_id": erasure.record.id},
                 )
             restored = await run(
                 tx,
                 "queries/forget/restore_facts",
                 params | {"ids": selected[0]["ids"] if selected else []},
             )
+            restored_ids = list(restored[0]["ids"]) if restored else []
             derived = await run(tx, "queries/forget/derived_ids", params | {"id": erasure.interaction_id})
             await self._remove(tx, params, "Fact", erasure.fact_ids, quantized)
             for episode_id in erasure.episode_ids:
@@ -240,6 +244,7 @@ class ForgetStore:
             if derived:
                 await _rescope(tx, params, erasure, derived[0])
             await record_runs(tx, owner, erasure.runs)
+            await _record(tx, owner, erasure.record, restored_ids, relinks)
             return Forgotten(
                 interaction_ids=[erasure.interaction_id],
                 episode_ids=erasure.episode_ids,
@@ -247,7 +252,7 @@ class ForgetStore:
                 run_ids=list(runs[0]["ids"]) if runs else [],
                 rebuilt_episode_ids=[e.id for e in erasure.episode_rewrites],
                 rebuilt_fact_ids=[f.id for f in erasure.fact_rewrites],
-                restored_fact_ids=list(restored[0]["ids"]) if restored else [],
+                restored_fact_ids=restored_ids,
             )
 
         return await self.db.write_transaction(work)
@@ -317,7 +322,11 @@ class ForgetStore:
         for fact in erasure.fact_rewrites:
             require_text("rebuilt fact text", fact.text, MAX_FACT_BYTES)
             require_vector("rebuilt fact embedding", fact.embedding, self.dimension)
-        check_run_links(erasure.runs)
+        check_run_links([*erasure.runs, erasure.record])
+        if erasure.record.provider != PERSON_PROVIDER or erasure.record.by is None:
+            raise InvalidInput("a forget is recorded as a person's change, with who made it")
+        if erasure.record.produced_ids:
+            raise InvalidInput("the record of a forget produces nothing")
         rewritten = {e.id for e in erasure.episode_rewrites} | {f.id for f in erasure.fact_rewrites}
         if rewritten & (set(erasure.episode_ids) | set(erasure.fact_ids)):
             raise InvalidInput("a node cannot be both erased and rewritten")
@@ -337,6 +346,21 @@ async def _rescope(
             "queries/forget/rescope",
             params | {"episode_ids": episodes, "fact_ids": facts, "person": PERSON_PROVIDER},
         )
+
+
+async def _record(
+    tx: AsyncManagedTransaction,
+    owner: Owner,
+    record: RunWrite,
+    restored: list[str],
+    relinks: list[dict[str, str]],
+) -> None:
+    """The person's run, reading what the forget rebuilt, restored or re-pointed (both ends of a
+    contracted chain); none when no surviving fact or episode changed."""
+    contracted = [i for r in relinks for i in (r["old_id"], r["survivor_id"])]
+    changed = list(dict.fromkeys([*record.read_ids, *restored, *contracted]))
+    if changed:
+        await record_runs(tx, owner, [replace(record, read_ids=changed)])
 
 
 async def _rewrite(tx: AsyncManagedTransaction, params: dict[str, Any], erasure: InteractionErasure) -> None:

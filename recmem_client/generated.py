@@ -143,9 +143,11 @@ class ConsolidationRun:
     id: str
     # The user (within the caller's tenant).
     user_id: str
-    # create_episode, merge_episode, refine_facts or answer.
+    # create_episode, merge_episode, refine_facts or answer; a person's change: correct_fact,
+    # retract_fact, add_fact or forget_interaction.
     op: str
-    # What started it: an interaction id, question or forget.
+    # What started it: an interaction id, question or forget (a forget's rebuild); a person's change:
+    # correction, retraction, manual or erasure (a forget).
     trigger: str
     # The consolidator: openai-compatible or offline.
     provider: str
@@ -290,8 +292,8 @@ class FactAudit:
     # The runs (model, tokens) that produced the fact and its episodes.
     runs: tuple[ConsolidationRun, ...]
     # The changes people made to it, oldest first: the correction that replaced it or made it (trigger
-    # correction), its retraction (retraction), its addition by hand (manual), each with reason, who and
-    # when.
+    # correction), its retraction (retraction), its addition by hand (manual), a forget that restored
+    # it, rebuilt it or changed what replaced it (erasure), each with reason, who and when.
     corrections: tuple[ConsolidationRun, ...]
     # Prompt tokens spent by those runs.
     prompt_tokens: int

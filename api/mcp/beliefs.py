@@ -10,7 +10,7 @@ from mcp.server.mcpserver import Context as ToolContext
 from pydantic import Field
 
 from api.context import Context
-from api.errors import ApiError, ErrorCode, not_found
+from api.errors import not_found
 from api.mcp.arguments import Moment, UserId, require_user
 from api.mcp.caller import context_of
 from api.mcp.results import BeliefChanged, FactView
@@ -40,7 +40,7 @@ async def correct_fact(
     owner = await _fact_owner(context, fact_id)
     beliefs = context.services.engine.beliefs
     change = await beliefs.correct(
-        owner, fact_id, text, reason, by=_who(context), source_interaction_id=source_interaction_id
+        owner, fact_id, text, reason, by=context.who, source_interaction_id=source_interaction_id
     )
     return _changed(change)
 
@@ -52,7 +52,7 @@ async def retract_fact(ctx: ToolContext, fact_id: FactId, reason: Reason) -> Bel
     its place. The fact stays in the audit trail, retracted."""
     context = context_of(ctx)
     owner = await _fact_owner(context, fact_id)
-    return _changed(await context.services.engine.beliefs.retract(owner, fact_id, reason, by=_who(context)))
+    return _changed(await context.services.engine.beliefs.retract(owner, fact_id, reason, by=context.who))
 
 
 async def add_fact(
@@ -70,7 +70,7 @@ async def add_fact(
     context = context_of(ctx)
     owner = await require_user(context, user_id)
     change = await context.services.engine.beliefs.add(
-        owner, text, kind, by=_who(context), valid_from=valid_from
+        owner, text, kind, by=context.who, valid_from=valid_from
     )
     return _changed(change)
 
@@ -81,12 +81,6 @@ async def _fact_owner(context: Context, fact_id: str) -> models.Owner:
     if fact is None:
         raise not_found("fact", fact_id)
     return context.owner(fact.user_id)
-
-
-def _who(context: Context) -> str:
-    if context.principal is None:
-        raise ApiError("a valid API key is required", ErrorCode.UNAUTHENTICATED)
-    return context.principal.who
 
 
 def _view(fact: models.Fact | None) -> FactView | None:

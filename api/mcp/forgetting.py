@@ -30,4 +30,5 @@ async def forget_interaction(
     if found is None:
         raise not_found("interaction", interaction_id)
     owner = context.owner(found.user_id)
-    return forgotten(await context.services.forgetter.forget_interaction(owner, interaction_id))
+    done = await context.services.forgetter.forget_interaction(owner, interaction_id, by=context.who)
+    return forgotten(done)

@@ -160,14 +160,19 @@ class FactChange(BaseModel):
 
 class RunView(BaseModel):
     id: str
-    op: str = Field(description="create_episode, merge_episode, refine_facts or answer.")
+    op: str = Field(
+        description=(
+            "create_episode, merge_episode, refine_facts or answer; a person's change: correct_fact, "
+            "retract_fact, add_fact or forget_interaction."
+        )
+    )
     provider: str
     model: str
     prompt_tokens: int
     completion_tokens: int
     at: datetime
     trigger: str = Field(
-        description="What started it: an interaction id, forget, correction, retraction, manual."
+        description="What started it: an interaction id, forget, correction, retraction, manual, erasure."
     )
     reason: str | None = Field(
         default=None, description="Why a person made the change (null for a model's run)."
@@ -185,7 +190,10 @@ class FactAudit(BaseModel):
     superseded_by: list[FactChange] = Field(description="Facts that replaced it.")
     runs: list[RunView] = Field(description="The runs (model, tokens) that produced it and its episodes.")
     corrections: list[RunView] = Field(
-        description="The changes people made to it (correction, retraction, manual), with reason and who."
+        description=(
+            "The changes people made to it (correction, retraction, manual; erasure: a forget that "
+            "restored, rebuilt or re-pointed it), with reason and who."
+        )
     )
 
 

@@ -81,13 +81,6 @@ async def _unwritten(work: Awaitable[T]) -> T:
         raise ApiError(str(error), ErrorCode.BAD_USER_INPUT, {"written": False}) from error
 
 
-def _who(info: Info) -> str:
-    principal = info.context.principal
-    if principal is None:
-        raise ApiError("a valid API key is required", ErrorCode.UNAUTHENTICATED)
-    return principal.who
-
-
 @strawberry.type
 class BeliefMutations:
     @mutation(
@@ -108,7 +101,7 @@ class BeliefMutations:
             owner = await _fact_owner(info, id)
             beliefs = info.context.services.engine.beliefs
             change = beliefs.correct(
-                owner, id, text, reason, by=_who(info), source_interaction_id=source_interaction_id
+                owner, id, text, reason, by=info.context.who, source_interaction_id=source_interaction_id
             )
             return await _changed(info, owner, change)
 
@@ -118,7 +111,7 @@ class BeliefMutations:
     async def retract_fact(self, info: Info, id: FactId, reason: Reason) -> BeliefPayload | None:
         async def work() -> BeliefPayload:
             owner = await _fact_owner(info, id)
-            change = info.context.services.engine.beliefs.retract(owner, id, reason, by=_who(info))
+            change = info.context.services.engine.beliefs.retract(owner, id, reason, by=info.context.who)
             return await _changed(info, owner, change)
 
         return await _unwritten(work())
@@ -138,7 +131,7 @@ class BeliefMutations:
             await require_user(info, user_id)
             owner = info.context.owner(user_id)
             beliefs = info.context.services.engine.beliefs
-            change = beliefs.add(owner, text, kind.value, by=_who(info), valid_from=valid_from)
+            change = beliefs.add(owner, text, kind.value, by=info.context.who, valid_from=valid_from)
             return await _changed(info, owner, change)
 
         return await _unwritten(work())

@@ -235,7 +235,7 @@ class Mutation(BeliefMutations):
         if found is None:
             raise not_found("interaction", id)
         forgotten = await info.context.services.forgetter.forget_interaction(
-            info.context.owner(found.user_id), id
+            info.context.owner(found.user_id), id, by=info.context.who
         )
         _committed(info)
         info.context.fresh_loaders()

@@ -185,8 +185,9 @@ class FactAudit:
     corrections: list[ConsolidationRun] = strawberry.field(
         description=(
             "The changes people made to it, oldest first: the correction that replaced it or made it "
-            "(trigger correction), its retraction (retraction), its addition by hand (manual), each "
-            "with reason, who and when."
+            "(trigger correction), its retraction (retraction), its addition by hand (manual), a "
+            "forget that restored it, rebuilt it or changed what replaced it (erasure), each with "
+            "reason, who and when."
         )
     )
 
@@ -277,8 +278,18 @@ class Fact(Node):
 @strawberry.type(description="One LLM (or offline) operation, recorded for audit and cost.")
 class ConsolidationRun(Node):
     user_id: ID = strawberry.field(description="The user (within the caller's tenant).")
-    op: str = strawberry.field(description="create_episode, merge_episode, refine_facts or answer.")
-    trigger: str = strawberry.field(description="What started it: an interaction id, question or forget.")
+    op: str = strawberry.field(
+        description=(
+            "create_episode, merge_episode, refine_facts or answer; a person's change: correct_fact, "
+            "retract_fact, add_fact or forget_interaction."
+        )
+    )
+    trigger: str = strawberry.field(
+        description=(
+            "What started it: an interaction id, question or forget (a forget's rebuild); a person's "
+            "change: correction, retraction, manual or erasure (a forget)."
+        )
+    )
     provider: str = strawberry.field(description="The consolidator: openai-compatible or offline.")
     model: str = strawberry.field(description="The model id.")
     status: str = strawberry.field(description="ok, or the failure class.")

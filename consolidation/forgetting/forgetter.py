@@ -10,7 +10,8 @@ replaced those: then it replaces them directly and they stay superseded. A fact 
 correction or an addition) is kept as it is, resting on the recorded change once the turn it cited
 is gone, so the belief it replaced stays replaced (docs/corrections.md). All of it is prepared while
 holding the user's consolidation lease and written in one transaction, so no consolidation can
-interleave and nothing is half-done.
+interleave and nothing is half-done. When a surviving fact or episode changed, that transaction also
+records the forget as a person's change (docs/corrections.md#the-record-of-a-forget).
 
 `forget_user` erases every node of the user, runs included, in one transaction.
 """
@@ -18,9 +19,11 @@ interleave and nothing is half-done.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import numpy as np
 
+from consolidation.beliefs import person_run
 from consolidation.consolidating.consolidator import EpisodeDraft, EpisodeInput, FactDraft, RefineInput
 from consolidation.consolidating.leasing import Busy, holder_id, take_lease
 from consolidation.consolidating.runs import run_record
@@ -42,7 +45,10 @@ from graph.models import Interaction, Owner, RunWrite
 from graph.validation import require_name, require_owner
 
 __all__ = ["Busy", "ForgetPreview", "Forgetter", "Forgotten", "UserForgotten"]
+# The trigger of a rebuild's runs (a model's); the op and trigger of the run recording who forgot.
 TRIGGER = "forget"
+OP = "forget_interaction"
+PERSON_TRIGGER = "erasure"
 
 
 @dataclass(frozen=True)
@@ -84,9 +90,11 @@ class Forgetter:
         self.consolidator = engine.consolidator
         self.settings = engine.settings
 
-    async def forget_interaction(self, owner: Owner, interaction_id: str) -> Forgotten:
+    async def forget_interaction(self, owner: Owner, interaction_id: str, *, by: str) -> Forgotten:
+        """`by` names who asked (the API key's name and id), as a correction's run does."""
         require_owner(owner.tenant, owner.user_id)
         require_name("interaction id", interaction_id)
+        require_name("by", by)
         await self.store.plan(owner, interaction_id)  # NotFound at once, before waiting for a lease
         holder = holder_id("forget")
         await self._acquire(owner, holder)
@@ -94,9 +102,13 @@ class Forgetter:
             # Planned again under the lease: from here on no consolidation can change the graph.
             plan = await self.store.plan(owner, interaction_id)
             prepared = await self._prepare(owner, plan)
+            # It names nothing of the turn; the store adds the facts it restores or re-points.
+            rebuilt = [r.id for r in prepared.episode_rewrites] + [r.id for r in prepared.fact_rewrites]
+            record = person_run(OP, PERSON_TRIGGER, by, None, datetime.now(UTC), rebuilt, [])
             erasure = InteractionErasure(
                 interaction_id=plan.interaction_id,
                 lease_holder=holder,
+                record=record,
                 episode_ids=[e.id for e in plan.erased_episodes],
                 fact_ids=[f.id for f in plan.erased_facts] + prepared.erased_fact_ids,
                 stated_fact_ids=[f.id for f in plan.stated_facts],

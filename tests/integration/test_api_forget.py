@@ -18,12 +18,14 @@ from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.providers.llm.types import LLMResult, LLMUnavailable
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
+from graph.facts import FactStore
 from graph.interactions import InteractionStore
 from graph.leases import LeaseStore
 from graph.models import ConsolidationWrite, EpisodeWrite, FactWrite, NewInteraction, Owner, RunWrite, new_id
 from tests.support.api import T0, Caller, count_nodes, tell_story
 from tests.support.engines import DIMENSION, engine_settings
 
+WHO = "desk (key_123)"
 FORGET = """mutation($id: ID!) { forgetInteraction(id: $id) {
   interactionIds episodeIds factIds runIds rebuiltEpisodeIds rebuiltFactIds restoredFactIds } }"""
 
@@ -198,13 +200,19 @@ async def test_a_fact_with_another_source_is_restated_without_the_forgotten_turn
     db: Database, owner: Owner, embedder: HashingEmbedder
 ) -> None:
     ids, fact_id = await _fact_from_two_turns(db, owner, embedder)
-    forgotten = await _forgetter(db, embedder).forget_interaction(owner, ids[0])
+    forgotten = await _forgetter(db, embedder).forget_interaction(owner, ids[0], by=WHO)
     assert forgotten.fact_ids == [] and forgotten.rebuilt_fact_ids == [fact_id]
     row = (
         await _graph(db, "MATCH (f:Fact {id: $id}) RETURN f.text AS text, f.rebuilt_at AS at", id=fact_id)
     )[0]
     assert "jazz" in row["text"] and "wasabi" not in row["text"] and row["at"] is not None
     assert await mentions(db, owner.tenant, "wasabi") == []
+    # The forget is in the rebuilt fact's audit, beside the rebuild's own run (a model's).
+    (forget,) = await _graph(db, FORGET_RUNS, tenant=owner.tenant)
+    assert sorted(forget["read"]) == sorted([fact_id, *forgotten.rebuilt_episode_ids])
+    audit = await FactStore(db, DIMENSION).provenance(owner, fact_id)
+    assert [(c.op, c.trigger, c.by) for c in audit.corrections] == [("forget_interaction", "erasure", WHO)]
+    assert {r.trigger for r in audit.runs if r.op == "refine_facts"} == {"forget"}
 
 
 class FailingConsolidator(OfflineConsolidator):
@@ -218,7 +226,7 @@ async def test_a_failed_rebuild_changes_nothing(
     ids, _ = await _fact_from_two_turns(db, owner, embedder)
     before = await count_nodes(db, owner.tenant)
     with pytest.raises(LLMUnavailable):
-        await _forgetter(db, embedder, FailingConsolidator()).forget_interaction(owner, ids[0])
+        await _forgetter(db, embedder, FailingConsolidator()).forget_interaction(owner, ids[0], by=WHO)
     assert await count_nodes(db, owner.tenant) == before
     assert len(await mentions(db, owner.tenant, "wasabi")) > 0  # untouched, not half-erased
     assert await LeaseStore(db).wait_acquire(owner, "someone-else", 1.0, 0)  # and the lease was released
@@ -230,9 +238,9 @@ async def test_forget_waits_for_a_running_consolidation(
     ids, _ = await _fact_from_two_turns(db, owner, embedder)
     assert await LeaseStore(db).wait_acquire(owner, "consolidating-elsewhere", 60.0, 0)
     with pytest.raises(Busy):
-        await _forgetter(db, embedder, lease_seconds=0.3).forget_interaction(owner, ids[0])
+        await _forgetter(db, embedder, lease_seconds=0.3).forget_interaction(owner, ids[0], by=WHO)
     await LeaseStore(db).release(owner, "consolidating-elsewhere")
-    done = await _forgetter(db, embedder).forget_interaction(owner, ids[0])
+    done = await _forgetter(db, embedder).forget_interaction(owner, ids[0], by=WHO)
     assert done.interaction_ids == [ids[0]]
 
 
@@ -338,9 +346,13 @@ async def test_forgetting_a_cited_turn_still_erases_what_consolidation_wrote_fro
     assert await _graph(db, FACTS, ids=created["factIds"]) == [
         {"id": i, "status": "superseded"} for i in sorted(created["factIds"])
     ]
+    # The forget is recorded in the audits of both ends of the contracted chain.
+    (forget,) = await _graph(db, FORGET_RUNS, tenant=caller.tenant)
+    assert sorted(forget["read"]) == sorted([new_id_, *created["factIds"]])
     for row in replaced:
         kept = (await caller.gql(AUDIT, {"id": row["id"]}))["fact"]
         assert kept["supersededBy"] == [{"reason": None, "fact": {"id": new_id_}}]
+        assert [c["id"] for c in kept["audit"]["corrections"]] == [forget["run"]["id"]]
         assert await _graph(db, "MATCH (f:Fact {id: $id}) RETURN f.valid_to AS to", id=row["id"]) == [
             {"to": row["to"]}
         ]
@@ -348,7 +360,7 @@ async def test_forgetting_a_cited_turn_still_erases_what_consolidation_wrote_fro
     made = (await caller.gql(AUDIT, {"id": new_id_}))["fact"]
     assert (made["text"], made["status"]) == ("Alice prefers eel.", "ACTIVE")
     assert made["derivedFrom"]["interactions"] == []
-    assert [c["id"] for c in made["audit"]["corrections"]] == [done["run"]["id"]]
+    assert [c["id"] for c in made["audit"]["corrections"]] == [done["run"]["id"], forget["run"]["id"]]
     recall = await caller.gql('{ recall(userId: "alice", query: "sushi") { semantic { fact { id } } } }')
     assert not {h["fact"]["id"] for h in recall["recall"]["semantic"]} & set(created["factIds"])
 
@@ -435,7 +447,7 @@ async def test_a_fact_replaced_through_erased_facts_stays_replaced_by_the_surviv
 
     forgetter = _forgetter(db, embedder)
     preview = await forgetter.preview_interaction(owner, t)
-    forgotten = await forgetter.forget_interaction(owner, t)
+    forgotten = await forgetter.forget_interaction(owner, t, by=WHO)
     assert sorted(forgotten.fact_ids) == sorted([f1, f1b, g1])
     assert preview.restored_fact_ids == forgotten.restored_fact_ids == [g0]
     assert await _graph(db, CHAIN, ids=[f0, g0, f2]) == sorted(
@@ -450,3 +462,87 @@ async def test_a_fact_replaced_through_erased_facts_stays_replaced_by_the_surviv
         new=f2, old=f0,
     )  # fmt: skip
     assert edge == [{"reason": None, "at": ended}]
+
+
+# -- a forget that changes a surviving belief is recorded as a person's change ------------------
+
+FORGET_RUNS = """MATCH (r:ConsolidationRun {tenant: $tenant, op: 'forget_interaction'})
+RETURN r {.*} AS run, [(r)-[:READ]->(n) | n.id] AS read, [(r)-[:PRODUCED]->(n) | n.id] AS produced"""
+CORRECTIONS = """query($id: ID!) { fact(id: $id) { status audit { corrections {
+  id op trigger provider model by reason promptTokens read { id } produced { id } } } } }"""
+
+
+async def test_a_forget_that_restores_facts_is_in_their_audit(db: Database, caller: Caller) -> None:
+    payloads = await tell_story(caller)
+    turns = [p["interactionId"] for p in payloads]
+    created = payloads[2]["consolidation"]
+    result = await _forget_as_previewed(caller, turns[3])
+    assert set(result["restoredFactIds"]) == set(created["factIds"])
+
+    # One run records the forget, a person's change: who and when, and what it changed.
+    (row,) = await _graph(db, FORGET_RUNS, tenant=caller.tenant)
+    run = row["run"]
+    assert (run["provider"], run["model"], run["trigger"], run["status"]) == (
+        "person",
+        "person",
+        "erasure",
+        "ok",
+    )
+    assert run["by"].startswith("test (key_") and "reason" not in run and run["at"] is not None
+    assert sorted(row["read"]) == sorted(created["factIds"]) and row["produced"] == []
+    # It holds nothing of the forgotten turn: neither its text nor its id.
+    assert not any(turns[3] in str(v) or "stand" in str(v) for v in run.values())
+    assert run["id"] not in result["runIds"]
+    for fact_id in created["factIds"]:
+        fact = (await caller.gql(CORRECTIONS, {"id": fact_id}))["fact"]
+        assert fact["status"] == "ACTIVE"
+        (seen,) = fact["audit"]["corrections"]
+        assert sorted(r["id"] for r in seen.pop("read")) == sorted(created["factIds"])
+        assert seen == {"id": run["id"], "op": "forget_interaction", "trigger": "erasure", "provider": "person",
+                        "model": "person", "by": run["by"], "reason": None, "promptTokens": 0,
+                        "produced": []}  # fmt: skip
+
+
+async def test_a_forget_that_changes_no_surviving_belief_records_nothing(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
+    """Neither a turn no memory rests on, nor one whose only fact is erased without replacing any:
+    nothing that survives changed, so nothing records the forget (the event log keeps no trace
+    of forgotten memory either)."""
+    texts = ["Hello there.", "My dog is called Rex."]
+    items = [
+        NewInteraction("alice", t, T0 + timedelta(days=i), _vec(embedder, t)) for i, t in enumerate(texts)
+    ]
+    hello, rex = [s.id for s in await InteractionStore(db, DIMENSION).write_batch(owner, items)]
+    (fact,) = await _facts_in_turn(db, owner, embedder, 1, rex, [("Alice's dog is called Rex.", [])])
+    forgetter = _forgetter(db, embedder)
+    assert (await forgetter.forget_interaction(owner, hello, by=WHO)).fact_ids == []
+    assert (await forgetter.forget_interaction(owner, rex, by=WHO)).fact_ids == [fact]
+    assert await _graph(db, FORGET_RUNS, tenant=owner.tenant) == []
+
+
+async def test_a_forget_is_in_the_audit_of_every_fact_whose_belief_it_changed(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
+    """Restored, replaced through a contracted chain, and the survivor of that chain."""
+    texts = ["I live in Paris and drink tea.", "I moved to Lyon; coffee now.", "Actually Berlin."]
+    items = [
+        NewInteraction("alice", t, T0 + timedelta(days=i), _vec(embedder, t)) for i, t in enumerate(texts)
+    ]
+    a, t, b = [s.id for s in await InteractionStore(db, DIMENSION).write_batch(owner, items)]
+    f0, g0 = await _facts_in_turn(db, owner, embedder, 0, a, [("Alice lives in Paris.", []),
+                                                             ("Alice drinks tea.", [])])  # fmt: skip
+    f1, _ = await _facts_in_turn(db, owner, embedder, 1, t, [("Alice lives in Lyon.", [f0]),
+                                                            ("Alice drinks coffee.", [g0])])  # fmt: skip
+    (f2,) = await _facts_in_turn(db, owner, embedder, 2, b, [("Alice lives in Berlin.", [f1])])
+
+    forgotten = await _forgetter(db, embedder).forget_interaction(owner, t, by=WHO)
+    assert forgotten.restored_fact_ids == [g0]
+    (row,) = await _graph(db, FORGET_RUNS, tenant=owner.tenant)
+    assert sorted(row["read"]) == sorted([g0, f0, f2]) and row["run"]["by"] == WHO
+    facts = FactStore(db, DIMENSION)
+    for fact_id in (g0, f0, f2):
+        corrections = (await facts.provenance(owner, fact_id)).corrections
+        assert [(c.id, c.op, c.trigger, c.provider, c.by) for c in corrections] == [
+            (row["run"]["id"], "forget_interaction", "erasure", "person", WHO)
+        ]

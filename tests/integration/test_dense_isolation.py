@@ -120,7 +120,7 @@ async def test_cached_dense_recall_matches_a_scan_and_ignores_other_tenants(
     await scanned.beliefs.correct(owner, fact.id, "Alice plays the cello now.", "she said so", by="test")
     assert await _all(cached, owner) == await _all(scanned, owner)
     gone = (await cached.recall(owner, QUERIES[1], include_consolidated=True)).subconscious[0].id
-    await Forgetter(scanned).forget_interaction(owner, gone)
+    await Forgetter(scanned).forget_interaction(owner, gone, by="tests (key_test)")
     after_forget = await _all(cached, owner)
     assert after_forget == await _all(scanned, owner)
     views = [found for i, found in enumerate(after_forget) if i % 4 < 2]

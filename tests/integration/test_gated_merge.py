@@ -272,7 +272,7 @@ async def test_a_waiting_turn_can_be_forgotten(db: Database, owner: Owner, llm: 
     engine, episode_id = await hot_engine(db, owner, llm, merge_batch=10)
     gone, kept = [await engine.remember(owner, unit(SUSHI[i], 10 + n)) for n, i in enumerate((3, 0))]
     forgetter = Forgetter(MemoryEngine(db, engine.embedder, OfflineConsolidator(), engine_settings()))
-    forgotten = await forgetter.forget_interaction(owner, gone.interaction_id)
+    forgotten = await forgetter.forget_interaction(owner, gone.interaction_id, by="tests (key_test)")
     assert forgotten.interaction_ids == [gone.interaction_id] and not forgotten.episode_ids
     state = await turn_state(db, owner)
     assert gone.interaction_id not in state and state[kept.interaction_id]["awaits"] == episode_id
@@ -291,7 +291,7 @@ async def test_turns_waiting_for_a_forgotten_episode_meet_the_gate_again(
     sources = next(v["sources"] for v in await episodes(db, owner) if v["id"] == episode_id)
     forgetter = Forgetter(MemoryEngine(db, engine.embedder, OfflineConsolidator(), engine_settings()))
     for source in sources:
-        await forgetter.forget_interaction(owner, source)
+        await forgetter.forget_interaction(owner, source, by="tests (key_test)")
     assert not await episodes(db, owner)  # the episode rested on nothing else
     row = (await turn_state(db, owner))[waiting.interaction_id]
     assert (row["checked"], row["awaits"], row["consolidated"]) == (False, None, False)

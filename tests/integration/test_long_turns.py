@@ -108,7 +108,7 @@ async def test_forgetting_a_long_turn_erases_its_parts(db: Database, owner: Owne
     gone = await engine.remember(owner, Unit(text=_long_text(9_000), speaker="Ann", occurred_at=T0))
     before = await _parts(db, owner)
     assert before == len(part_spans(_long_text(5_000))) + len(part_spans(_long_text(9_000)))
-    await Forgetter(engine).forget_interaction(owner, gone.interaction_id)
+    await Forgetter(engine).forget_interaction(owner, gone.interaction_id, by="tests (key_test)")
     assert await _parts(db, owner) == len(part_spans(_long_text(5_000)))
     dense = await engine.recall(owner, QUERY, budgets=Budgets(10, 0, 0), lexical=False)
     assert [h.id for h in dense.subconscious] == [kept.interaction_id]
@@ -145,12 +145,14 @@ async def test_the_count_of_long_turns_matches_a_recount_through_writes_and_forg
     written = await engine.remember_batch(owner, batch, consolidate=False)
     assert await _long_interactions(db, owner) == (3, 3)
     forgetter = Forgetter(engine)
-    await forgetter.forget_interaction(owner, written[1].interaction_id)  # short: no part
+    await forgetter.forget_interaction(
+        owner, written[1].interaction_id, by="tests (key_test)"
+    )  # short: no part
     assert await _long_interactions(db, owner) == (3, 3)
-    await forgetter.forget_interaction(owner, written[2].interaction_id)
+    await forgetter.forget_interaction(owner, written[2].interaction_id, by="tests (key_test)")
     assert await _long_interactions(db, owner) == (2, 2)
     for gone in (written[0], written[3]):
-        await forgetter.forget_interaction(owner, gone.interaction_id)
+        await forgetter.forget_interaction(owner, gone.interaction_id, by="tests (key_test)")
     assert await _long_interactions(db, owner) == (0, 0)
     dense = await engine.recall(owner, QUERY, budgets=Budgets(10, 0, 0), lexical=False)
     assert [h.id for h in dense.subconscious] == [short.interaction_id]

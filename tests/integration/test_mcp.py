@@ -230,9 +230,22 @@ async def test_story_facts_answer_audit_stats_and_forget(live: str, key: str) ->
         assert forgotten["fact_ids"] == [] and forgotten["episode_ids"] == []
         after = await call(mcp, "user_stats", user_id="alice")
         assert after["interactions"] == 4 and after["unconsolidated"] == 0
+        assert after["runs"] == stats["runs"] + 2  # no surviving belief changed: nothing records it
         assert await error(mcp, "forget_interaction", interaction_id=ids[4]) == (
             f"NOT_FOUND: interaction {ids[4]!r} not found"
         )
+        # Forget the merge turn: the facts it replaced hold again, and their audit says who forgot.
+        undone = await call(mcp, "forget_interaction", interaction_id=ids[3])
+        assert set(undone["restored_fact_ids"]) == set(created["fact_ids"])
+        restored = await call(mcp, "audit_fact", fact_id=created["fact_ids"][0])
+        assert restored["fact"]["status"] == "active"
+        (record,) = restored["corrections"]
+        assert (record["op"], record["trigger"], record["provider"]) == (
+            "forget_interaction",
+            "erasure",
+            "person",
+        )
+        assert record["by"] and record["reason"] is None
 
 
 # -- errors ---------------------------------------------------------------------------------------

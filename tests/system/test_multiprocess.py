@@ -313,7 +313,7 @@ async def test_forgetting_erases_the_event_records(db: Database, owner: Owner) -
     assert len(events) == 2 and all(len(e["consolidated"]) == 3 for e in events)
     forgetter = Forgetter(engine)
     forgotten = events[0]["consolidated"][0]
-    await forgetter.forget_interaction(owner, forgotten)
+    await forgetter.forget_interaction(owner, forgotten, by="tests (key_test)")
     # The event that names the forgotten turn is gone; the other topic's stays.
     assert await logged_events(db, owner) == events[1:]
     await forgetter.forget_user(owner)

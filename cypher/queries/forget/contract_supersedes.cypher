@@ -1,14 +1,9 @@
 // Before erased facts go, each surviving fact that replaced a kept fact through them (selected by
 // restorable_facts.cypher) replaces it directly. The kept fact stays superseded with its validity
-// unchanged; the new edge holds when it stopped holding and the run of the survivor's replacement,
-// but no reason: the erased facts' reasons may restate the forgotten turn.
+// unchanged; the new edge holds when it stopped holding and the run recording the forget, but no
+// reason: the erased facts' reasons may restate the forgotten turn.
 UNWIND $relinks AS r
 MATCH (survivor:Fact {tenant: $tenant, user_id: $user_id, id: r.survivor_id})
 MATCH (old:Fact {tenant: $tenant, user_id: $user_id, id: r.old_id})
-CALL (survivor) {
-  MATCH (survivor)-[s:SUPERSEDES]->(gone:Fact)
-  WHERE gone.id IN $fact_ids
-  RETURN s.run_id AS run_id ORDER BY s.at, gone.id LIMIT 1
-}
-CREATE (survivor)-[:SUPERSEDES {at: old.valid_to, run_id: run_id}]->(old)
+CREATE (survivor)-[:SUPERSEDES {at: old.valid_to, run_id: $run_id}]->(old)
 RETURN count(*) AS contracted
