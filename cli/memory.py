@@ -86,6 +86,23 @@ async def _remember(engine: MemoryEngine, owner: Owner, units: list[Unit]) -> in
     return sum(r.created for r in remembered)
 
 
+def moment(raw: str) -> datetime:
+    """An option's time: ISO 8601 (`2023-05-08`, `2023-05-08T01:30:00Z`, `...+05:00`), read as UTC
+    without an offset and keeping the offset given; anything else is a usage error (status 2)."""
+    try:
+        parsed = datetime.fromisoformat(raw.strip())
+    except ValueError:
+        raise typer.BadParameter(
+            f"not an ISO 8601 date-time: {raw!r} (e.g. 2023-05-08, 2023-05-08T13:56:00+05:00)"
+        ) from None
+    parsed = parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    try:
+        parsed.astimezone(UTC)
+    except OverflowError:
+        raise typer.BadParameter(f"{raw!r} is outside the years 1 to 9999 in UTC") from None
+    return parsed
+
+
 def recall(
     query: str = typer.Argument(..., help="What to look up."),
     user: str = typer.Option(..., help="User id."),
@@ -93,14 +110,19 @@ def recall(
     sub: int = typer.Option(10, min=0, help="Subconscious (raw interaction) budget."),
     epi: int = typer.Option(5, min=0, help="Episodic budget."),
     sem: int = typer.Option(10, min=0, help="Semantic (fact) budget."),
-    as_of: datetime | None = typer.Option(None, help="Memory as it stood then (ISO 8601, UTC if no zone)."),
+    as_of: datetime | None = typer.Option(
+        None, parser=moment, metavar="ISO-8601", help="Memory as it stood then (ISO 8601, UTC if no zone)."
+    ),
     include_consolidated: bool = typer.Option(False, help="Also show raw turns already consolidated."),
     tokens: int | None = typer.Option(
         None, min=1, help="Print instead the context assembled across the layers within this many tokens."
     ),
     asked_at: datetime | None = typer.Option(
         None,
-        help="When the question is asked (ISO 8601, UTC if no zone; default now), for 'last week' and such.",
+        parser=moment,
+        metavar="ISO-8601",
+        help="When the question is asked (ISO 8601, UTC if no zone; default now), for 'last week' and such: "
+        "an offset names the asker's calendar.",
     ),
 ) -> None:
     """Print what memory recalls for a query, layer by layer, with scores and sources; with
@@ -114,8 +136,6 @@ def recall(
     from graph.models import Owner
 
     console = Console()
-    when = as_of.replace(tzinfo=as_of.tzinfo or datetime.now().astimezone().tzinfo) if as_of else None
-    asked = asked_at.replace(tzinfo=asked_at.tzinfo or UTC) if asked_at else None
     owner = Owner(tenant, user)
 
     async def work() -> Recall:
@@ -128,9 +148,9 @@ def recall(
                 query,
                 budgets=Budgets(sub, epi, sem),
                 tokens=tokens,
-                as_of=when,
+                as_of=as_of,
                 include_consolidated=include_consolidated,
-                asked_at=asked,
+                asked_at=asked_at,
             )
 
     found = asyncio.run(work())

@@ -223,3 +223,25 @@ def test_ingest_refuses_a_blank_user_or_tenant_before_it_starts(
     code, lines = run("ingest", str(path), flag, "  ", env=env)
     assert code == 2
     assert lines[-1] == f"error: {field} must not be empty", lines
+
+
+@pytest.mark.parametrize("option", ["--as-of", "--asked-at"])
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("yesterday", "not an ISO 8601 date-time: 'yesterday'"),
+        ("1700000000", "not an ISO 8601 date-time: '1700000000'"),
+        ("2023-05-08T01:30:00+25:00", "not an ISO 8601 date-time: '2023-05-08T01:30:00+25:00'"),
+        ("0001-01-01T00:00:00+05:00", "'0001-01-01T00:00:00+05:00' is outside the years 1 to 9999 in UTC"),
+    ],
+    ids=["words", "epoch", "bad-offset", "out-of-range"],
+)
+def test_recall_refuses_a_time_that_is_not_iso_8601(option: str, value: str, problem: str) -> None:
+    """Seconds since 1970 passed for a date, and a time beyond the year 1 in UTC ended in an
+    internal OverflowError (status 1) once Neo4j answered."""
+    env = {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{closed_port()}", "RECMEM_NEO4J_RETRY_SECONDS": "0.5"}
+    result = CliRunner().invoke(
+        app, ["recall", "sushi", "--user", "alice", option, value], env=env | {"COLUMNS": "300"}
+    )
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for '{option}': {problem}" in " ".join(result.stderr.replace("│", " ").split())

@@ -1,0 +1,100 @@
+"""The `recmem` commands against the session's Neo4j, in this process (typer's CliRunner): what
+`recall` reads its times as, and what `keys revoke` says of a key revoked already."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from cli.main import app
+from graph.settings import Neo4jSettings
+from tests.support.engines import DIMENSION, TEST_TEMPLATE
+
+
+@pytest.fixture(scope="module")
+def cli_env(neo4j_settings: Neo4jSettings) -> dict[str, str | None]:
+    """The CLI's settings pointed at the session's Neo4j, none of the developer's RECMEM_* kept."""
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("RECMEM_")}
+    env |= {
+        "RECMEM_NEO4J_URI": neo4j_settings.uri,
+        "RECMEM_NEO4J_PASSWORD": neo4j_settings.resolved_password(),
+        "RECMEM_EMBEDDER_KIND": "hashing",
+        "RECMEM_EMBEDDER_DIMENSION": str(DIMENSION),
+        "RECMEM_EMBEDDING_TEMPLATE": TEST_TEMPLATE,
+        "COLUMNS": "200",
+    }
+    return env
+
+
+def run(env: dict[str, str | None], *args: str) -> Result:
+    return CliRunner().invoke(app, list(args), env=env)
+
+
+@dataclass(frozen=True)
+class Hiker:
+    tenant: str
+    user: str
+
+
+@pytest.fixture(scope="module")
+def hiker(cli_env: dict[str, str | None], tmp_path_factory: pytest.TempPathFactory) -> Hiker:
+    """One turn, said on 7 May 2023 at 10:00 UTC, ingested for a user of a tenant of its own."""
+    path = tmp_path_factory.mktemp("cli") / "hike.jsonl"
+    turn = {"speaker": "Ann", "text": "I went hiking with my dog", "occurred_at": "2023-05-07T10:00:00Z"}
+    path.write_text(json.dumps(turn) + "\n", encoding="utf-8")
+    hiker = Hiker(f"cli-{uuid.uuid4().hex[:12]}", "ann")
+    done = run(cli_env, "ingest", str(path), "--tenant", hiker.tenant, "--user", hiker.user)
+    assert done.exit_code == 0, done.output
+    return hiker
+
+
+@pytest.fixture
+def far_east(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The machine's local zone is UTC+05:30 for the test."""
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_an_as_of_without_a_zone_is_utc_whatever_the_machine_zone(
+    cli_env: dict[str, str | None], hiker: Hiker, far_east: None
+) -> None:
+    """It was read in the machine's zone: on a UTC+05:30 machine, memory as of 10:00:30 UTC lost
+    the turn said at 10:00 UTC (it read 04:30:30 UTC), though --help says "UTC if no zone"."""
+    for as_of in ("2023-05-07T10:00:30", "2023-05-07T10:00:30Z", "2023-05-07T15:30:30+05:30"):
+        done = run(
+            cli_env, "recall", "hiking", "--tenant", hiker.tenant, "--user", hiker.user, "--as-of", as_of
+        )
+        assert done.exit_code == 0, done.output
+        assert "I went hiking with my dog" in done.stdout, as_of
+    done = run(
+        cli_env, "recall", "hiking", "--tenant", hiker.tenant, "--user", hiker.user, "--as-of", "2023-05-07"
+    )
+    assert done.exit_code == 0, done.output
+    assert "I went hiking" not in done.stdout  # midnight UTC, before the turn
+
+
+def test_asked_at_keeps_its_offset_for_the_asker_calendar(
+    cli_env: dict[str, str | None], hiker: Hiker
+) -> None:
+    """22:00 on 7 May at UTC-05:00 is 8 May in UTC: "yesterday" is 6 May for the asker, and
+    without a zone the time is UTC's."""
+    question = "What did Ann do yesterday?"
+    args = ["recall", question, "--tenant", hiker.tenant, "--user", hiker.user, "--tokens", "200"]
+    for asked_at, window in (
+        ("2023-05-07T22:00:00-05:00", "06 May 2023 to 07 May 2023"),
+        ("2023-05-08T03:00:00", "07 May 2023 to 08 May 2023"),
+        ("2023-05-08T03:00:00Z", "07 May 2023 to 08 May 2023"),
+    ):
+        done = run(cli_env, *args, "--asked-at", asked_at)
+        assert done.exit_code == 0, done.output
+        assert f"plan: window {window} ('yesterday')" in done.stdout, asked_at
