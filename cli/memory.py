@@ -165,12 +165,13 @@ def recall(
 
 
 def plan_line(plan: Plan) -> str:
-    """The plan in one line: `window 1 May 2023 to 1 Jun 2023 ("in May"), order latest, kind lookup`."""
+    """The plan in one line: `window 1 May 2023 to 1 Jun 2023 ("in May"), order latest, kind lookup`;
+    the window's days are the asker's (in --asked-at's zone), as the planner read them."""
     parts = []
     if plan.window is not None:
-        parts.append(
-            f"window {plan.window.start:%d %b %Y} to {plan.window.end:%d %b %Y} ({plan.window.text!r})"
-        )
+        zone = plan.asked_at.tzinfo
+        start, end = plan.window.start.astimezone(zone), plan.window.end.astimezone(zone)
+        parts.append(f"window {start:%d %b %Y} to {end:%d %b %Y} ({plan.window.text!r})")
     if plan.order is not None:
         parts.append(f"order {plan.order.value}")
     parts.append(f"kind {plan.kind.value}")

@@ -98,3 +98,14 @@ def test_asked_at_keeps_its_offset_for_the_asker_calendar(
         done = run(cli_env, *args, "--asked-at", asked_at)
         assert done.exit_code == 0, done.output
         assert f"plan: window {window} ('yesterday')" in done.stdout, asked_at
+
+
+def test_the_plan_line_shows_the_window_on_the_asker_calendar(
+    cli_env: dict[str, str | None], hiker: Hiker
+) -> None:
+    """01:30 on 8 May at UTC+05:00: "yesterday" is 7 May for the asker, and the planner reads it
+    so; the plan line printed the window's UTC bounds, "06 May 2023 to 07 May 2023"."""
+    args = ["recall", "What did Ann do yesterday?", "--tenant", hiker.tenant, "--user", hiker.user]
+    done = run(cli_env, *args, "--tokens", "200", "--asked-at", "2023-05-08T01:30:00+05:00")
+    assert done.exit_code == 0, done.output
+    assert "plan: window 07 May 2023 to 08 May 2023 ('yesterday')" in done.stdout
