@@ -156,7 +156,12 @@ def _to_datetime(raw: str) -> datetime:
     parsed = datetime.fromisoformat(raw.strip())
     # Naive values would reach Neo4j as LOCAL DATETIME, which never compares equal to the graph's
     # zoned DATETIMEs; the graph is UTC throughout, so UTC is the only sensible reading.
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    parsed = parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    try:
+        parsed.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("outside the years 1 to 9999 in UTC") from None
+    return parsed
 
 
 def _to_integer(raw: str) -> int:

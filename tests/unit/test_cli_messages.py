@@ -197,6 +197,17 @@ def test_an_integer_parameter_beyond_64_bits_is_refused(value: str) -> None:
     )
 
 
+def test_a_datetime_parameter_beyond_the_year_range_is_refused() -> None:
+    """Year 1 at UTC+05:00 is before year 1 in UTC: an internal OverflowError (status 1)."""
+    env = {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{closed_port()}", "RECMEM_NEO4J_RETRY_SECONDS": "0.5"}
+    value = "0001-01-01T00:00:00+05:00"
+    code, lines = run("cypher", "run", "failed_runs", "-p", f"since={value}", env=env)
+    assert (code, lines) == (
+        2,
+        [f"error: parameter 'since' expects datetime, got '{value}' (outside the years 1 to 9999 in UTC)"],
+    )
+
+
 def test_neo4j_logs_prints_as_many_lines_as_asked(tmp_path: Path) -> None:
     """--lines 0 printed each whole log ([-0:] is everything), and --lines -5 all but 5 lines."""
     (tmp_path / "logs").mkdir()
