@@ -40,6 +40,7 @@ def ingest(
     import asyncio
 
     from consolidation.writing.conversation_files import read_conversations, selected
+    from graph.errors import InvalidInput
     from graph.models import Owner
     from graph.validation import require_name, require_owner
 
@@ -50,6 +51,10 @@ def ingest(
         require_owner(tenant, user)
     conversations = selected(path, read_conversations(path), sample)
     total = sum(len(c.units) for c in conversations)
+    if total == 0:  # else "ingested 0 units", status 0: a wrong or empty file looked ingested
+        raise InvalidInput(
+            f"{path.name} holds no units to ingest: expected JSONL (one unit per line) or a LoCoMo JSON file"
+        )
 
     async def work() -> int:
         async with _engine() as engine:

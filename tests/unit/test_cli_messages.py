@@ -186,6 +186,28 @@ def test_ingest_refuses_a_sample_the_file_does_not_hold(tmp_path: Path) -> None:
     assert done == (2, ["error: locomo.json holds no sample 'conv-62'; its samples: conv-26"])
 
 
+@pytest.mark.parametrize(
+    ("content", "args"),
+    [
+        ("", ()),
+        ("\n  \n", ()),
+        ("[]", ()),
+        (json.dumps([{"sample_id": "conv-1", "conversation": {}}]), ()),
+        (json.dumps([{"sample_id": "conv-1", "conversation": {}}]), ("--sample", "conv-1")),
+    ],
+    ids=["empty", "blank-lines", "no-samples", "no-sessions", "selected-sample-empty"],
+)
+def test_ingest_refuses_a_file_without_units(content: str, args: tuple[str, ...], tmp_path: Path) -> None:
+    """It said "ingested 0 units from 1 conversation(s): 0 new, 0 already stored" with status 0."""
+    path = tmp_path / "c.json"
+    path.write_text(content)
+    env = {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{closed_port()}", "RECMEM_NEO4J_RETRY_SECONDS": "0.5"}
+    assert run("ingest", str(path), *args, env=env) == (
+        2,
+        ["error: c.json holds no units to ingest: expected JSONL (one unit per line) or a LoCoMo JSON file"],
+    )
+
+
 @pytest.mark.parametrize("value", [str(2**63), str(-(2**63) - 1)])
 def test_an_integer_parameter_beyond_64_bits_is_refused(value: str) -> None:
     """Neo4j's integers are 64-bit: the driver failed to pack it, an internal OverflowError."""
