@@ -261,6 +261,14 @@ def keys_list(
 
 @keys_app.command("revoke")
 def keys_revoke(key_id: str = typer.Argument(..., help="The key's id (from `recmem keys list`).")) -> None:
-    """Revoke a key: every request with it is refused from now on."""
-    key = _with_keys(lambda keys: keys.revoke(key_id))
+    """Revoke a key: every request with it is refused from now on. A key revoked already keeps
+    its first revocation time, and the command says so with status 1."""
+    done = _with_keys(lambda keys: keys.revoke(key_id))
+    key = done.key
+    if done.already:
+        when = f" at {key.revoked_at.isoformat()}" if key.revoked_at else ""
+        typer.secho(
+            f"error: {key.id} ({key.tenant}) was already revoked{when}", fg=typer.colors.RED, err=True
+        )
+        raise typer.Exit(1)  # not done: FAILURE (cli/main.py), so that a script can tell
     typer.echo(f"revoked {key.id} ({key.tenant})")

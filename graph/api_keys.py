@@ -44,6 +44,14 @@ class IssuedKey:
 
 
 @dataclass(frozen=True)
+class Revocation:
+    """A key after `revoke`; `already`: it was revoked before, and `key.revoked_at` is that time."""
+
+    key: ApiKey
+    already: bool
+
+
+@dataclass(frozen=True)
 class Principal:
     """Who is calling: the key's id and the tenant every resolver is scoped to."""
 
@@ -86,11 +94,12 @@ class ApiKeyStore:
         rows = await self.db.read("queries/api_keys/list", tenant=tenant)
         return [_key_from(r["key"]) for r in rows]
 
-    async def revoke(self, key_id: str) -> ApiKey:
+    async def revoke(self, key_id: str) -> Revocation:
+        """Revoke a key; one revoked already keeps its first revocation time."""
         rows = await self.db.write("queries/api_keys/revoke", id=key_id)
         if not rows:
             raise NotFound(f"api key {key_id!r} not found")
-        return _key_from(rows[0]["key"])
+        return Revocation(_key_from(rows[0]["key"]), bool(rows[0]["already"]))
 
     async def authenticate(self, secret: str) -> Principal | None:
         """The principal for a valid, unrevoked key; None for anything else."""

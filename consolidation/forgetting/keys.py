@@ -5,10 +5,10 @@ A facade over the graph's key store so that the API and the CLI hold no reposito
 
 from __future__ import annotations
 
-from graph.api_keys import ApiKey, ApiKeyStore, IssuedKey, Principal
+from graph.api_keys import ApiKey, ApiKeyStore, IssuedKey, Principal, Revocation
 from graph.database import Database
 
-__all__ = ["AccessKeys", "ApiKey", "IssuedKey", "Principal"]
+__all__ = ["AccessKeys", "ApiKey", "IssuedKey", "Principal", "Revocation"]
 
 
 class AccessKeys:
@@ -23,7 +23,7 @@ class AccessKeys:
     async def list(self, tenant: str | None = None) -> list[ApiKey]:
         return await self._store.list(tenant)
 
-    async def revoke(self, key_id: str) -> ApiKey:
+    async def revoke(self, key_id: str) -> Revocation:
         return await self._store.revoke(key_id)
 
     async def authenticate(self, secret: str) -> Principal | None:

@@ -109,3 +109,22 @@ def test_the_plan_line_shows_the_window_on_the_asker_calendar(
     done = run(cli_env, *args, "--tokens", "200", "--asked-at", "2023-05-08T01:30:00+05:00")
     assert done.exit_code == 0, done.output
     assert "plan: window 07 May 2023 to 08 May 2023 ('yesterday')" in done.stdout
+
+
+def test_revoking_a_key_again_says_when_it_was_revoked_and_fails(cli_env: dict[str, str | None]) -> None:
+    """It said "revoked <id>" again with status 0, as if the key had been live until then."""
+    tenant = f"cli-{uuid.uuid4().hex[:12]}"
+    created = run(cli_env, "keys", "create", "--tenant", tenant, "--json")
+    assert created.exit_code == 0, created.output
+    key_id = json.loads(created.stdout)["id"]
+    first = run(cli_env, "keys", "revoke", key_id)
+    assert (first.exit_code, first.stdout) == (0, f"revoked {key_id} ({tenant})\n"), first.output
+    (listed,) = run(cli_env, "keys", "list", "--tenant", tenant, "--json").stdout.splitlines()
+    revoked_at = json.loads(listed)["revoked_at"]
+    assert revoked_at is not None
+    again = run(cli_env, "keys", "revoke", key_id)
+    assert again.exit_code == 1, again.output
+    assert again.stdout == ""
+    assert again.stderr.splitlines() == [f"error: {key_id} ({tenant}) was already revoked at {revoked_at}"]
+    (still,) = run(cli_env, "keys", "list", "--tenant", tenant, "--json").stdout.splitlines()
+    assert json.loads(still)["revoked_at"] == revoked_at
