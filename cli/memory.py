@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
+# The bounds the API sets (graph/vocabulary.py: no more than the constants, cheap to import).
+from graph.vocabulary import MAX_BUDGET, MAX_CONTEXT_TOKENS
+
 if TYPE_CHECKING:
     from rich.progress import Progress
     from rich.table import Table
@@ -112,15 +115,18 @@ def recall(
     query: str = typer.Argument(..., help="What to look up."),
     user: str = typer.Option(..., help="User id."),
     tenant: str = typer.Option("default", help="Tenant the user belongs to."),
-    sub: int = typer.Option(10, min=0, help="Subconscious (raw interaction) budget."),
-    epi: int = typer.Option(5, min=0, help="Episodic budget."),
-    sem: int = typer.Option(10, min=0, help="Semantic (fact) budget."),
+    sub: int = typer.Option(10, min=0, max=MAX_BUDGET, help="Subconscious (raw interaction) budget."),
+    epi: int = typer.Option(5, min=0, max=MAX_BUDGET, help="Episodic budget."),
+    sem: int = typer.Option(10, min=0, max=MAX_BUDGET, help="Semantic (fact) budget."),
     as_of: datetime | None = typer.Option(
         None, parser=moment, metavar="ISO-8601", help="Memory as it stood then (ISO 8601, UTC if no zone)."
     ),
     include_consolidated: bool = typer.Option(False, help="Also show raw turns already consolidated."),
     tokens: int | None = typer.Option(
-        None, min=1, help="Print instead the context assembled across the layers within this many tokens."
+        None,
+        min=1,
+        max=MAX_CONTEXT_TOKENS,
+        help="Print instead the context assembled across the layers within this many tokens.",
     ),
     asked_at: datetime | None = typer.Option(
         None,

@@ -68,6 +68,8 @@ MAX_FACT_BYTES = 1 << 16
 MAX_REASON_BYTES = 4096
 # A context larger than any current model's window is a mistake, not a request.
 MAX_CONTEXT_TOKENS = 200_000
+# Hits a recall may ask for per layer (subconscious, episodic, semantic).
+MAX_BUDGET = 100
 
 # -- an interaction's metadata map (graph/scopes.py; docs/scopes.md#metadata) ----------------
 MAX_METADATA_KEYS = 32

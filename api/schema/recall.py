@@ -14,9 +14,8 @@ from api.schema.nodes import ID, Episode, Fact, Info, Interaction, Node, load_no
 from api.schema.planning import RecallPlan
 from consolidation import types as engine_types
 from graph import models
-from graph.vocabulary import MAX_CONTEXT_TOKENS
+from graph.vocabulary import MAX_BUDGET, MAX_CONTEXT_TOKENS
 
-MAX_BUDGET = 100
 MinScore = Annotated[
     float | None,
     strawberry.argument(

@@ -16,6 +16,7 @@ from consolidation.providers.calibration import DEFAULT_TARGET, DEFAULT_THETA_CO
 from consolidation.providers.reembedding import DEFAULT_BATCH_SIZE
 from consolidation.settings import EmbedderKind
 from graph.errors import StoreUnavailable
+from graph.vocabulary import MAX_BUDGET, MAX_CONTEXT_TOKENS
 
 
 def closed_port() -> int:
@@ -278,3 +279,24 @@ def test_recall_refuses_a_time_that_is_not_iso_8601(option: str, value: str, pro
     )
     assert result.exit_code == 2, result.output
     assert f"Invalid value for '{option}': {problem}" in " ".join(result.stderr.replace("│", " ").split())
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "bound"),
+    [
+        ("--sub", "101", MAX_BUDGET),
+        ("--epi", "1000000", MAX_BUDGET),
+        ("--sem", "-1", 0),
+        ("--tokens", "200001", MAX_CONTEXT_TOKENS),
+        ("--tokens", "0", 1),
+    ],
+)
+def test_recall_bounds_its_budgets_as_the_api_does(option: str, value: str, bound: int) -> None:
+    """Any count passed: `--epi 1000000` asked Neo4j for a million episodes, which GraphQL's
+    budget refuses (budget.episodic must be between 0 and 100)."""
+    env = {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{closed_port()}", "RECMEM_NEO4J_RETRY_SECONDS": "0.5"}
+    result = CliRunner().invoke(app, ["recall", "sushi", "--user", "alice", option, value], env=env)
+    assert result.exit_code == 2, result.output
+    message = " ".join(result.stderr.replace("│", " ").split())
+    # typer words the range as its version does ("0<=x<=100", "less than or equal to 100")
+    assert f"Invalid value for '{option}':" in message and str(bound) in message, message
