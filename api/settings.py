@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from graph.vocabulary import DEFAULT_MAX_BODY_BYTES
+
 
 class ApiSettings(BaseSettings):
     """Where the service listens and the limits it enforces on every request."""
@@ -23,7 +25,7 @@ class ApiSettings(BaseSettings):
     # Interactions per rememberBatch, items per page, and the raw request body size.
     max_batch: int = Field(default=1000, ge=1, le=10_000)
     max_page_size: int = Field(default=100, ge=1, le=1000)
-    max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+    max_body_bytes: int = Field(default=DEFAULT_MAX_BODY_BYTES, ge=1024)
     # A request that runs longer is cancelled (its transaction rolls back) and answers UNAVAILABLE.
     request_timeout_s: float = Field(default=120.0, gt=0)
 

@@ -12,7 +12,7 @@ from consolidation.providers.default_thresholds import REFERENCE_MERGE_THRESHOLD
 from consolidation.providers.embedding_template import DEFAULT_TEMPLATE, EmbeddingTemplate
 from consolidation.salience import detector_for
 from graph.vector_cache import DEFAULT_BUDGET_BYTES
-from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES
+from graph.vocabulary import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_TEXT_BYTES
 
 # minilm: all-MiniLM-L6-v2's fp32 weights on onnxruntime (the default, no torch); minilm-int8: its
 # int8 weights, faster, close but not identical vectors; minilm-torch: the fp32 model through
@@ -102,7 +102,8 @@ class EngineSettings(BaseSettings):
     # calibrated default) is where each user's estimate starts.
     adaptive_thresholds: bool = False
     adaptive_target: float = Field(default=0.1, gt=0, lt=1)
-    max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1)
+    # At most the API's default request body (graph/vocabulary.py), which no longer text fits in.
+    max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1, le=DEFAULT_MAX_BODY_BYTES)
     lease_seconds: float = Field(default=120.0, gt=0)
     # background: remember answers once the interaction is durable and a worker in the same process
     # consolidates; inline: the caller waits for consolidation (a request may ask for either).

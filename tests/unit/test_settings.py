@@ -118,6 +118,12 @@ def test_an_empty_endpoint_is_unset() -> None:
             "unable to parse string as an integer (got 'abc')",
         ),
         (
+            # no upper bound: a text no request body could carry, which ingest and import took
+            {"RECMEM_MAX_TEXT_BYTES": "1000000000"},
+            "error: invalid setting RECMEM_MAX_TEXT_BYTES: Input should be less than or equal to 4194304 "
+            "(got '1000000000')",
+        ),
+        (
             {"RECMEM_NEO4J_CONNECTION_TIMEOUT_S": "0"},
             "error: invalid setting RECMEM_NEO4J_CONNECTION_TIMEOUT_S: Input should be greater than 0 (got '0')",
         ),
@@ -132,7 +138,7 @@ def test_an_empty_endpoint_is_unset() -> None:
             "([Errno 2] No such file or directory: '/nonexistent/rules.json') (got '/nonexistent/rules.json')",
         ),
     ],
-    ids=["integer", "range", "choice", "validator"],
+    ids=["integer", "text-bytes", "range", "choice", "validator"],
 )
 def test_a_refused_setting_is_named_by_its_variable(env: dict[str, str], line: str) -> None:
     """The line named the class and the field ("invalid setting in EngineSettings: max_text_bytes"),
@@ -154,3 +160,11 @@ def test_a_setting_that_is_not_json_is_a_refused_setting() -> None:
     assert result.exit_code == 2, result.output
     (line,) = result.stderr.splitlines()
     assert line.startswith("error: invalid setting RECMEM_API_WEBSOCKET_ORIGINS: not JSON (")
+
+
+def test_the_text_bound_fits_the_default_request_body() -> None:
+    """RECMEM_MAX_TEXT_BYTES may rise to the API's default body limit, not beyond."""
+    limit = ApiSettings().max_body_bytes
+    assert EngineSettings(max_text_bytes=limit).max_text_bytes == limit
+    with pytest.raises(ValidationError):
+        EngineSettings(max_text_bytes=limit + 1)
