@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -72,7 +73,8 @@ DEBUG_HINT = "rerun with --debug (or RECMEM_DEBUG=1) for the traceback"
 
 class ReportingGroup(TyperGroup):
     """The root command: an error a command raises reaches the user as one line on stderr and an
-    exit status (USER_ERROR or FAILURE), not as typer's page of traceback; --debug keeps that."""
+    exit status (USER_ERROR or FAILURE), not as typer's page of traceback; --debug prints the
+    traceback instead of the line, with the same status."""
 
     # Any: the Context of the click typer runs on (vendored since typer 0.29, click's before).
     def invoke(self, ctx: Any) -> Any:
@@ -83,10 +85,14 @@ class ReportingGroup(TyperGroup):
         except BrokenPipeError:
             _stdout_gone()
         except Exception as error:
-            if ctx.params.get("debug"):
-                raise
             status, message = classify(error)
-            typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+            if ctx.params.get("debug"):
+                # The traceback instead of the line, and the same status (a user error stays 2).
+                import traceback
+
+                traceback.print_exception(error, file=sys.stderr)
+            else:
+                typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
             raise typer.Exit(status) from None
 
 
@@ -94,7 +100,6 @@ def _stdout_gone() -> NoReturn:
     """The reader of stdout left (`recmem export | head`): stop quietly with status 1, as rich
     does for its tables. stdout goes to /dev/null so that the exit's flush cannot fail again."""
     import os
-    import sys
 
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())

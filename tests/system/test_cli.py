@@ -150,7 +150,9 @@ def test_an_internal_error_is_one_line_with_a_hint_and_debug_shows_it(
     for debug in (["--debug"], []):
         env = {} if debug else {"RECMEM_DEBUG": "1"}
         result = CliRunner().invoke(app, [*debug, "ingest", str(path)], env=env)
-        assert isinstance(result.exception, RuntimeError), result.output  # typer prints its traceback
+        assert result.exit_code == 1, result.output
+        assert result.stderr.startswith("Traceback (most recent call last):"), result.stderr
+        assert result.stderr.splitlines()[-1] == "RuntimeError: a bug"
 
 
 # --- ingest, recall, cypher run against the session Neo4j ----------------------------------------

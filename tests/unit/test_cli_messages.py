@@ -300,3 +300,15 @@ def test_recall_bounds_its_budgets_as_the_api_does(option: str, value: str, boun
     message = " ".join(result.stderr.replace("│", " ").split())
     # typer words the range as its version does ("0<=x<=100", "less than or equal to 100")
     assert f"Invalid value for '{option}':" in message and str(bound) in message, message
+
+
+@pytest.mark.parametrize("debug", [("--debug",), ()], ids=["option", "variable"])
+def test_debug_shows_the_traceback_and_keeps_the_exit_status(debug: tuple[str, ...], tmp_path: Path) -> None:
+    """With --debug (or RECMEM_DEBUG=1) a user error exited with 1, as a bug does, not 2."""
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"text": "hi", "occurred_at": "2024-01-01T09:00:00Z"}\n{"speaker": "alice"}\n')
+    env = {} if debug else {"RECMEM_DEBUG": "1"}
+    result = CliRunner().invoke(app, [*debug, "ingest", str(path)], env=env)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("Traceback (most recent call last):"), result.stderr
+    assert result.stderr.splitlines()[-1] == "graph.errors.InvalidInput: line 2: text: Field required"
