@@ -155,6 +155,33 @@ def test_an_internal_error_is_one_line_with_a_hint_and_debug_shows_it(
         assert result.stderr.splitlines()[-1] == "RuntimeError: a bug"
 
 
+def test_python_m_cli_is_recmem(tmp_path: Path) -> None:
+    """`python -m cli` said "No module named cli.__main__": where the `recmem` script is not on
+    PATH, the command can still be run by the interpreter that has the package."""
+    root = Path(__file__).resolve().parents[2]
+    env = _clean_env() | {"PYTHONPATH": str(root)}  # this checkout's cli, whatever is installed
+    naive = tmp_path / "naive.jsonl"
+    naive.write_text('{"text": "hi", "occurred_at": "2024-01-01T09:00:00"}\n', encoding="utf-8")
+    for args in (("--help",), ("ingest", str(naive))):
+        by_module = subprocess.run(
+            [sys.executable, "-m", "cli", *args],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        by_script = recmem(*args, env=env, cwd=tmp_path)
+        assert (by_module.returncode, by_module.stdout, by_module.stderr) == (
+            by_script.returncode,
+            by_script.stdout,
+            by_script.stderr,
+        )
+    assert by_module.returncode == 2
+    assert "Usage: recmem [OPTIONS] COMMAND [ARGS]..." in recmem("--help", env=env, cwd=tmp_path).stdout
+
+
 # --- ingest, recall, cypher run against the session Neo4j ----------------------------------------
 
 
