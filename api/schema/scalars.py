@@ -29,7 +29,10 @@ def parse_value(value: Any) -> datetime:
         raise ValueError(f"not an ISO 8601 date-time: {value[:40]!r}") from None
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("DateTime needs a timezone offset, e.g. 2024-05-01T09:00:00Z")
-    moment.astimezone(UTC)  # an instant beyond the years 1 to 9999 in UTC fails here
+    try:
+        moment.astimezone(UTC)
+    except OverflowError:  # OverflowError is no ValueError: unhandled, it would answer INTERNAL
+        raise ValueError(f"DateTime must lie in the years 1 to 9999 once in UTC: {value[:40]!r}") from None
     return moment
 
 

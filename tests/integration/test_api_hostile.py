@@ -339,3 +339,39 @@ async def test_inline_consolidation_failing_after_the_write_still_acknowledges_i
         or "retry" in reported[-1]["consolidation"]["error"]
     )
     assert sorted(await _interactions(db, caller.tenant)) == sorted(r["interactionId"] for r in reported)
+
+
+# -- instants off the calendar ----------------------------------------------------------------
+
+# Each has an offset and a date Python reads, but lies outside the years 1 to 9999 once in UTC.
+OFF_CALENDAR = ["0001-01-01T00:00:00+01:00", "9999-12-31T23:30:00-01:00"]
+ADD_FACT_LITERAL = (
+    'mutation { addFact(userId: "alice", text: "Alice was born.", kind: EVENT, validFrom: "MOMENT") {'
+    " written } }"
+)
+
+
+@pytest.mark.parametrize("moment", OFF_CALENDAR)
+@pytest.mark.parametrize(
+    "query",
+    [
+        pytest.param(ADD_FACT_LITERAL, id="a mutation's literal"),
+        pytest.param('{ recall(userId: "alice", query: "x", asOf: "MOMENT") { query } }', id="asOf literal"),
+        pytest.param('{ user(id: "alice") { facts(since: "MOMENT") { nodes { id } } } }', id="since literal"),
+        pytest.param(
+            'query($at: DateTime) { recall(userId: "alice", query: "x", askedAt: $at) { query } }',
+            id="askedAt variable",
+        ),
+    ],
+)
+async def test_an_instant_off_the_calendar_is_bad_input_and_writes_nothing(
+    raw: Caller, db: Database, query: str, moment: str
+) -> None:
+    await raw.gql('mutation { remember(input: {userId: "alice", text: "hello"}) { created } }')
+    before = await count_nodes(db, raw.tenant, "alice")
+    response = await _send(raw, _as_json(query.replace("MOMENT", moment), {"at": moment}), accept=OFFICIAL)
+    error = _typed_error(response, 400, "BAD_USER_INPUT")
+    assert "years 1 to 9999" in error["message"], error
+    if query.startswith("mutation"):
+        assert error["extensions"]["written"] is False, error
+    assert await count_nodes(db, raw.tenant, "alice") == before

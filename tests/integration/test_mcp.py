@@ -349,6 +349,18 @@ async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
             "naive answer asked_at": await error(
                 mcp, "answer", user_id="carol", question="hello?", asked_at="2023-06-14T12:00:00"
             ),
+            # An offset that puts the instant outside the years 1 to 9999 in UTC.
+            "asked_at off the calendar": await error(
+                mcp, "recall", user_id="carol", query="hello", asked_at="0001-01-01T00:00:00+01:00"
+            ),
+            "valid_from off the calendar": await error(
+                mcp,
+                "add_fact",
+                user_id="carol",
+                text="Carol was born.",
+                kind="event",
+                valid_from="9999-12-31T23:30:00-01:00",
+            ),
         }
         for case, message in refused.items():
             assert message.startswith("BAD_USER_INPUT: "), (case, message)
@@ -357,6 +369,8 @@ async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
         assert "text" in refused["missing text"]
         for case in ("naive asked_at", "a day as asked_at", "naive answer asked_at"):
             assert "asked_at" in refused[case] and "needs a timezone offset" in refused[case], refused[case]
+        for case in ("asked_at off the calendar", "valid_from off the calendar"):
+            assert "years 1 to 9999" in refused[case], refused[case]
         assert "tokens" in refused["zero tokens"]
         assert refused["blank user"] == "BAD_USER_INPUT: user_id must not be empty"
         assert refused["blank session"] == "BAD_USER_INPUT: session_id must not be empty"
