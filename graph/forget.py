@@ -222,7 +222,11 @@ class ForgetStore:
                 params | {"ids": selected[0]["ids"] if selected else []},
             )
             restored_ids = list(restored[0]["ids"]) if restored else []
-            derived = await run(tx, "queries/forget/derived_ids", params | {"id": erasure.interaction_id})
+            derived = await run(
+                tx,
+                "queries/forget/derived_ids",
+                params | {"id": erasure.interaction_id, "person": PERSON_PROVIDER},
+            )
             await self._remove(tx, params, "Fact", erasure.fact_ids, quantized)
             for episode_id in erasure.episode_ids:
                 await run(tx, "queries/forget/mend_episode_chain", params | {"id": episode_id})

@@ -22,7 +22,7 @@ from graph.facts import FactStore
 from graph.interactions import InteractionStore
 from graph.leases import LeaseStore
 from graph.models import ConsolidationWrite, EpisodeWrite, FactWrite, NewInteraction, Owner, RunWrite, new_id
-from tests.support.api import T0, Caller, count_nodes, tell_story
+from tests.support.api import REMEMBER_BATCH, STORY, T0, Caller, count_nodes, tell_story, unit
 from tests.support.engines import DIMENSION, engine_settings
 
 WHO = "desk (key_123)"
@@ -363,6 +363,40 @@ async def test_forgetting_a_cited_turn_still_erases_what_consolidation_wrote_fro
     assert [c["id"] for c in made["audit"]["corrections"]] == [done["run"]["id"], forget["run"]["id"]]
     recall = await caller.gql('{ recall(userId: "alice", query: "sushi") { semantic { fact { id } } } }')
     assert not {h["fact"]["id"] for h in recall["recall"]["semantic"]} & set(created["factIds"])
+
+
+async def test_forgetting_the_turn_under_a_corrected_fact_clears_it_from_the_corrections_scopes(
+    caller: Caller,
+) -> None:
+    """A correction made without a source answers in the scopes of the fact it replaced; once that
+    fact's turn is forgotten, nothing of the turn's agent stays on the correction, nor on a
+    correction of the correction."""
+    payloads = []
+    for day, text in enumerate(STORY[:4]):
+        units = [unit(text, day, sourceRef=f"d{day}", agentId=f"agent-{day}")]
+        payloads.append(
+            (await caller.gql(REMEMBER_BATCH, {"user": "alice", "units": units}))["rememberBatch"][0]
+        )
+    old_id = payloads[3]["consolidation"]["factIds"][0]  # stated by the merge turn alone
+    first = (await caller.gql(CORRECT, {"id": old_id, "text": "Alice prefers eel.", "reason": "r"}))[
+        "correctFact"
+    ]
+    second = (
+        await caller.gql(
+            CORRECT, {"id": first["fact"]["id"], "text": "Alice prefers eel rolls.", "reason": "r"}
+        )
+    )["correctFact"]
+    chain = [first["fact"]["id"], second["fact"]["id"]]
+    assert first["fact"]["agentIds"] == second["fact"]["agentIds"] == ["agent-3"]
+
+    await _forget_as_previewed(caller, payloads[3]["interactionId"])
+    for fact_id in chain:
+        made = (await caller.gql(AUDIT, {"id": fact_id}))["fact"]
+        assert made["agentIds"] == [], made
+    listed = await caller.gql(
+        '{ user(id: "alice") { facts(filter: {agentIds: ["agent-3"]}) { nodes { id } } } }'
+    )
+    assert listed["user"]["facts"]["nodes"] == []
 
 
 async def test_a_correction_of_a_correction_keeps_its_chain_and_scopes(db: Database, caller: Caller) -> None:
