@@ -58,10 +58,11 @@ async def _respond(request: Request) -> Response:
     try:
         require_owner(principal.tenant, user)
         owner = Owner(principal.tenant, user)
-        portability = services_of(request.scope).portability
-        if not await portability.exists(owner):
+        services = services_of(request.scope)
+        # The user the API answers (User.exportUrl), even once all its turns are forgotten.
+        if not await services.audit.users(principal.tenant, [user]):
             return error_response(f"no user {user!r} in this tenant", ErrorCode.NOT_FOUND, request_id)
-        lines = portability.export(owner)
+        lines = services.portability.export(owner)
         header = await anext(lines)
     except InvalidInput as error:
         return error_response(str(error), ErrorCode.BAD_USER_INPUT, request_id)

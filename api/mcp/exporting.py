@@ -8,9 +8,8 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context as ToolContext
 from pydantic import Field
 
-from api.errors import not_found
 from api.export import export_url
-from api.mcp.arguments import UserId, owner_of
+from api.mcp.arguments import UserId, require_user
 from api.mcp.caller import context_of
 from api.mcp.results import ExportPage
 from consolidation.portability import dump
@@ -29,10 +28,9 @@ async def export_user(
 
     Use it to move or back up a user's memory; `recmem import` rebuilds it from the lines."""
     context = context_of(ctx)
-    owner = owner_of(context, user_id)
+    # The user the other tools answer, even once all its turns are forgotten.
+    owner = await require_user(context, user_id)
     portability = context.services.portability
-    if not await portability.exists(owner):
-        raise not_found("user", user_id)
     header: dict[str, Any] | None = None
     page: list[dict[str, Any]] = []
     more = False

@@ -491,6 +491,16 @@ async def test_export_user_pages_through_the_users_lines(live: str, key: str) ->
         assert (await error(mcp, "export_user", user_id="exported", limit=0)).startswith("BAD_USER_INPUT")
 
 
+async def test_export_user_of_a_user_whose_turns_were_all_forgotten(live: str, key: str) -> None:
+    async with connect(live, key) as mcp:
+        said = await call(mcp, "remember", user_id="erin", text="Hello there.", occurred_at=at(0))
+        await call(mcp, "forget_interaction", interaction_id=said["interaction_id"])
+        assert (await call(mcp, "user_stats", user_id="erin"))["interactions"] == 0
+        page = await call(mcp, "export_user", user_id="erin")
+        assert page["lines"] == [] and page["next_offset"] is None
+        assert page["header"]["owner"]["user_id"] == "erin"
+
+
 async def test_another_tenants_ids_are_not_found(db: Database, live: str, tenant: str, key: str) -> None:
     async with connect(live, key) as mcp:
         payloads = await tell_story(mcp)

@@ -328,3 +328,26 @@ async def test_the_download_serves_the_keys_tenant_only(
     assert bad.status_code == 400 and bad.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
     posted = await client.post(url, headers={"authorization": f"Bearer {caller.key}"})
     assert posted.status_code == 405
+
+
+async def test_a_user_whose_turns_were_all_forgotten_downloads_an_empty_export(
+    caller: Caller, client: httpx.AsyncClient
+) -> None:
+    """The user stays (the API answers it, with its exportUrl) until forgetUser: its download is
+    a header with no lines, not a 404."""
+    said = await caller.gql(
+        'mutation { remember(input: {userId: "erin", text: "Hello there."}, consolidate: false) {'
+        " interactionId } }"
+    )
+    await caller.gql(
+        "mutation($id: ID!) { forgetInteraction(id: $id) { interactionIds } }",
+        {"id": said["remember"]["interactionId"]},
+    )
+    user = (await caller.gql('{ user(id: "erin") { exportUrl stats { interactions } } }'))["user"]
+    assert user["stats"]["interactions"] == 0
+    response = await client.get(user["exportUrl"], headers={"authorization": f"Bearer {caller.key}"})
+    assert response.status_code == 200, response.text
+    downloaded = parse(response.text.splitlines())
+    assert isinstance(downloaded, UserExport)
+    assert downloaded.header.owner == Owner(caller.tenant, "erin")
+    assert response.text.count("\n") == 1  # the header alone
