@@ -9,6 +9,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context as ToolContext
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, InputRequiredResult
 
@@ -39,16 +40,31 @@ class MemoryMCP(MCPServer):
         root.handlers[:] = handlers
         root.setLevel(level)
         self.timeout_s = settings.request_timeout_s
+        # Each tool's argument names: the SDK drops any other, so a call would answer as if an
+        # argument it does not take (recall's as_of, a misspelt name) had not been sent.
+        self.arguments: dict[str, frozenset[str]] = {}
         for fn, hints in TOOLS:
             self.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints)
+            parameters = inspect.signature(fn).parameters
+            self.arguments[fn.__name__] = frozenset(name for name in parameters if name != "ctx")
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: ToolContext | None = None
     ) -> CallToolResult | InputRequiredResult:
         try:
+            _refuse_unknown(name, arguments, self.arguments.get(name))
             async with asyncio.timeout(self.timeout_s):
                 return await super().call_tool(name, arguments, context)
         except MCPError:
             raise
         except Exception as error:
             return tool_error(name, error, new_request_id())
+
+
+def _refuse_unknown(tool: str, arguments: dict[str, Any], known: frozenset[str] | None) -> None:
+    """A call naming an argument its tool does not take changes and reads nothing."""
+    if known is None:  # an unknown tool: the SDK answers it
+        return
+    if unknown := sorted(set(arguments) - known):
+        takes = ", ".join(sorted(known))
+        raise ToolError(f"invalid input: {', '.join(unknown)}: not an argument of {tool} (it takes {takes})")

@@ -401,6 +401,26 @@ def test_unexpected_errors_are_masked_and_outages_are_unavailable() -> None:
         assert "boom" not in _text(result)
 
 
+async def test_an_unknown_argument_is_refused_and_changes_nothing(
+    db: Database, live: str, tenant: str, key: str
+) -> None:
+    """An argument a tool does not take (GraphQL's as_of on recall, a misspelt source) would
+    otherwise be dropped: the call would answer as if it had not been sent."""
+    async with connect(live, key) as mcp:
+        payloads = await tell_story(mcp)
+        active = payloads[3]["consolidation"]["fact_ids"][0]
+        before = await count_nodes(db, tenant)
+        as_of = await error(mcp, "recall", user_id="alice", query="sushi", as_of=at(0))
+        assert as_of.startswith("BAD_USER_INPUT: ") and "as_of" in as_of, as_of
+        typo = await error(
+            mcp, "correct_fact", fact_id=active, text="Alice prefers eel.", reason="r",
+            source_interaction=payloads[0]["interaction_id"],
+        )  # fmt: skip
+        assert typo.startswith("BAD_USER_INPUT: ") and "source_interaction" in typo, typo
+        assert await count_nodes(db, tenant) == before
+        assert (await call(mcp, "audit_fact", fact_id=active))["fact"]["status"] == "active"
+
+
 async def test_an_unknown_tool_is_a_tool_error(live: str, key: str) -> None:
     async with connect(live, key) as mcp:
         assert await error(mcp, "drop_everything") == "BAD_USER_INPUT: Unknown tool: drop_everything"
