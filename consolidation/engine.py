@@ -472,6 +472,7 @@ class MemoryEngine:
         min_score: float | None = None,
         asked_at: datetime | None = None,
     ) -> Answer:
+        require_text("question", question, self.settings.max_text_bytes)  # named as the caller sent it
         recall = await self.recall(
             owner,
             question,

@@ -375,3 +375,12 @@ async def test_an_instant_off_the_calendar_is_bad_input_and_writes_nothing(
     if query.startswith("mutation"):
         assert error["extensions"]["written"] is False, error
     assert await count_nodes(db, raw.tenant, "alice") == before
+
+
+@pytest.mark.parametrize("question", ["", "   ", "\u200b"])
+async def test_an_empty_question_names_the_question(raw: Caller, question: str) -> None:
+    await raw.gql('mutation { remember(input: {userId: "alice", text: "hello"}) { created } }')
+    query = 'query($q: String!) { answer(userId: "alice", question: $q) { text } }'
+    (error,) = await raw.errors(query, {"q": question})
+    assert error["extensions"]["code"] == "BAD_USER_INPUT", error
+    assert error["message"].startswith("question must not be empty"), error
