@@ -34,7 +34,7 @@ from consolidation.writing.user_locks import UserLocks
 from consolidation.writing.write_groups import WriteGroups
 from graph.database import Database
 from graph.leases import Backlog
-from graph.models import Interaction, NewInteraction, Owner, StoredInteraction
+from graph.models import Interaction, NewInteraction, Owner, StoredInteraction, utc_offset_s
 from graph.validation import require_min_score, require_owner, require_text, require_token_budget
 from graph.waiting import WaitingBacklog
 
@@ -530,10 +530,11 @@ def _as_stored(owner: Owner, item: NewInteraction, stored: StoredInteraction) ->
         session_id=item.session_id,
         speaker=item.speaker,
         text=item.text,
-        occurred_at=item.occurred_at,
+        occurred_at=item.occurred_at.astimezone(UTC),
         seq=stored.seq,
         consolidated=False,
         source_ref=item.source_ref,
         agent_id=item.agent_id,
         metadata=dict(item.metadata) if item.metadata else None,
+        utc_offset_s=utc_offset_s(item.occurred_at),
     )

@@ -55,6 +55,8 @@ READ_AS: dict[str, type[MemoryNode]] = {
 # Record fields that are not node properties of the same name: the owner and id (the line's),
 # and what a read derives (from `gate_checked`, from the `metadata` JSON).
 NOT_PROPERTIES = {"id", "tenant", "user_id", "pending", "metadata"}
+# An offset is less than a day either way (graph/models.py: utc_offset_s).
+DAY_S = 86_400
 # What SUPERSEDES may join: a fact and the fact it replaced, an episode version and its previous.
 VERSIONED = ("Fact", "Episode")
 # The words a property must be one of, where the code maps them to an enum.
@@ -402,6 +404,12 @@ def _node(line: dict[str, Any]) -> NodeRecord:
             raise InvalidInput(f"Interaction {node_id!r} needs a speaker and an occurred_at $datetime")
         if not isinstance(_native(decoded["occurred_at"]), datetime):
             raise InvalidInput(f"Interaction {node_id!r}: occurred_at must be a $datetime")
+        offset = decoded.get("utc_offset_s", 0)
+        if not _is_int(offset) or not -DAY_S < offset < DAY_S:
+            raise InvalidInput(
+                f"Interaction {node_id!r}: utc_offset_s must be whole seconds within a day of UTC, "
+                f"got {repr(offset)[:40]}"
+            )
     _check_read(labels[0], node_id, decoded)
     return NodeRecord(list(labels), node_id, dict(properties), held)
 

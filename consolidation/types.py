@@ -30,13 +30,15 @@ class Unit(BaseModel):
     @field_validator("occurred_at")
     @classmethod
     def _aware(cls, value: datetime) -> datetime:
-        """Naive times are ambiguous; refuse them rather than guess a zone."""
+        """Naive times are ambiguous; refuse them rather than guess a zone. The offset stays: the
+        turn is stored in UTC beside it (docs/design/graph-model.md#interaction-times)."""
         if value.tzinfo is None or value.utcoffset() is None:
             raise ValueError("occurred_at must carry a timezone")
         try:
-            return value.astimezone(UTC)
+            value.astimezone(UTC)
         except OverflowError:
             raise ValueError("occurred_at must lie in the years 1 to 9999 once in UTC") from None
+        return value
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from neo4j.vector import Vector
@@ -10,7 +10,7 @@ from neo4j.vector import Vector
 from graph.database import Database, Row
 from graph.errors import InvalidInput
 from graph.lexical import length
-from graph.models import Hit, Interaction, NewInteraction, Owner, StoredInteraction, new_id
+from graph.models import Hit, Interaction, NewInteraction, Owner, StoredInteraction, new_id, utc_offset_s
 from graph.records import interaction_from
 from graph.scopes import NO_FILTER, ScopeFilter, metadata_json, scope_tokens
 from graph.validation import require_aware
@@ -203,7 +203,9 @@ def _row(record_id: str, item: NewInteraction, embedding: Vector) -> dict[str, A
         "speaker": item.speaker,
         "text": item.text,
         "lex_length": length(item.text),
-        "occurred_at": item.occurred_at.isoformat(),
+        # The instant in UTC (Neo4j orders one instant in two offsets apart), beside its offset.
+        "occurred_at": _in_utc(item.occurred_at).isoformat(),
+        "utc_offset_s": utc_offset_s(item.occurred_at),
         "source_ref": item.source_ref,
         "embedding": embedding,
         "sentence_vectors": item.sentence_vectors,
@@ -211,6 +213,11 @@ def _row(record_id: str, item: NewInteraction, embedding: Vector) -> dict[str, A
         "metadata": metadata_json(item.metadata),
         "scopes": scope_tokens(item.agent_id, item.session_id, item.speaker, item.metadata),
     }
+
+
+def _in_utc(moment: datetime) -> datetime:
+    """An aware time as its UTC instant; a naive one as it is (Neo4j reads it as UTC)."""
+    return moment if moment.utcoffset() is None else moment.astimezone(UTC)
 
 
 def _check_sentence_vectors(where: str, packed: bytes | None, dimension: int) -> None:

@@ -6,7 +6,7 @@ import hashlib
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, Generic, TypeVar
 
 from graph.validation import VectorValues, require_aware
@@ -51,6 +51,7 @@ class NewPart:
 class NewInteraction:
     speaker: str
     text: str
+    # Stored in UTC, beside the offset it is given in (a naive time is UTC's).
     occurred_at: datetime
     # The embedder's float32 row passes as it is (no conversion on the bulk path).
     embedding: VectorValues
@@ -103,6 +104,29 @@ class Interaction(MemoryNode):
     pending: bool | None = None
     agent_id: str | None = None
     metadata: dict[str, Any] | None = field(default=None, hash=False)
+    # Seconds east of UTC the caller gave occurred_at in (0: UTC, or stored before offsets were
+    # kept); occurred_at itself is the UTC instant (docs/design/graph-model.md#interaction-times).
+    utc_offset_s: int = 0
+
+    @property
+    def local_occurred_at(self) -> datetime:
+        """occurred_at in the offset it was said in; in UTC where that offset has no date (the
+        last hours of the year 9999 east of Greenwich, the first of the year 1 west of it)."""
+        try:
+            return self.occurred_at.astimezone(offset_zone(self.utc_offset_s))
+        except OverflowError:
+            return self.occurred_at.astimezone(UTC)
+
+
+def utc_offset_s(moment: datetime) -> int:
+    """The whole seconds east of UTC `moment` is given in; 0 for a naive one (taken as UTC)."""
+    offset = moment.utcoffset()
+    return 0 if offset is None else int(offset.total_seconds())
+
+
+def offset_zone(seconds: int) -> timezone:
+    """The fixed offset of `seconds` east of UTC (UTC itself for 0)."""
+    return UTC if seconds == 0 else timezone(timedelta(seconds=seconds))
 
 
 @dataclass(frozen=True)

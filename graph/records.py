@@ -89,6 +89,8 @@ interaction_from = decoder(
     # Pending means `gate_checked = false`, as the sweeper and the backlog count it.
     pending=lambda data: data["gate_checked"] is False if "gate_checked" in data else None,
     metadata=lambda data: metadata_from(data.get("metadata")),
+    # A turn stored before offsets were kept has none: it reads as UTC.
+    utc_offset_s=lambda data: int(data.get("utc_offset_s") or 0),
 )
 episode_from = decoder(models.Episode)
 fact_from = decoder(models.Fact)

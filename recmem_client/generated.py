@@ -339,7 +339,7 @@ class Interaction:
     speaker: str
     # What was said.
     text: str
-    # When it was said.
+    # When it was said, in the offset the caller gave (UTC for a turn stored before offsets were kept).
     occurred_at: datetime
     # Position in the user's stream (1, 2, ...).
     seq: int

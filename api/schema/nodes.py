@@ -20,6 +20,7 @@ from api.context import Context
 from api.loaders import Loaders
 from api.schema.decorators import resolver
 from api.schema.records import from_record
+from api.schema.scalars import AsSaid
 from graph import models
 from graph.models import Provenance, Replacement
 from graph.scopes import AGENT, SESSION, scoped_ids
@@ -47,7 +48,12 @@ class Interaction(Node):
     session_id: str | None = strawberry.field(description="The caller's session or conversation id.")
     speaker: str = strawberry.field(description="Who said it.")
     text: str = strawberry.field(description="What was said.")
-    occurred_at: datetime = strawberry.field(description="When it was said.")
+    occurred_at: datetime = strawberry.field(
+        description=(
+            "When it was said, in the offset the caller gave (UTC for a turn stored before "
+            "offsets were kept)."
+        )
+    )
     seq: int = strawberry.field(description="Position in the user's stream (1, 2, ...).")
     consolidated: bool = strawberry.field(description="Whether an episode has absorbed it.")
     consolidated_at: datetime | None = strawberry.field(description="Valid time of its consolidation.")
@@ -61,7 +67,9 @@ class Interaction(Node):
 
     @staticmethod
     def of(m: models.Interaction) -> Interaction:
-        return from_record(Interaction, m, known_pending=m.pending)
+        return from_record(
+            Interaction, m, occurred_at=AsSaid.of(m.local_occurred_at), known_pending=m.pending
+        )
 
     @resolver(
         description=(

@@ -13,6 +13,6 @@ MATCH (n:Interaction)
 WITH n ORDER BY similarity DESC LIMIT $k
 // Named properties, not n {.*}: that would read each hit's embedding only to drop it.
 RETURN n {.id, .tenant, .user_id, .session_id, .speaker, .text, .occurred_at, .seq, .consolidated,
-          .source_ref, .consolidated_at, .agent_id, .metadata} AS interaction,
+          .source_ref, .consolidated_at, .agent_id, .metadata, .utc_offset_s} AS interaction,
        2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
 ORDER BY score DESC

@@ -5,7 +5,8 @@
 // with NEXT after the user's previous last interaction. Ids come from the caller; embeddings
 // arrive as float32 VECTOR parameters and are stored as float lists for the vector index; a
 // turn's sentence vectors (float16 bytes, for focusing a context on a query) are stored as sent;
-// metadata as JSON beside the row's scope tokens (graph/scopes.py).
+// metadata as JSON beside the row's scope tokens (graph/scopes.py); occurred_at arrives in UTC,
+// beside the offset the caller gave it in (utc_offset_s, seconds east of UTC).
 // a long turn's parts (consolidation/writing/parts.py) become InteractionPart nodes it HAS_PART,
 // each a span of its text with its own vector (a plain float list: no vector index holds parts, as
 // indexing them cost seconds per long turn; recall/dense.cypher scans a user's parts).
@@ -38,7 +39,7 @@ CALL (u, fresh) {
   CREATE (n:Interaction {
     id: r.id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,
     session_id: r.session_id, speaker: r.speaker, text: r.text,
-    occurred_at: datetime(r.occurred_at), seq: seq, consolidated: false, gate_checked: false,
+    occurred_at: datetime(r.occurred_at), utc_offset_s: r.utc_offset_s, seq: seq, consolidated: false, gate_checked: false,
     source_ref: r.source_ref, sentence_vectors: r.sentence_vectors, lex_length: r.lex_length,
     created_at: datetime(), agent_id: r.agent_id, metadata: r.metadata, scopes: r.scopes,
     vector_no: coalesce(u.vectors, 0) + 1

@@ -84,7 +84,7 @@ CALL (parts, interactions_cached) {
   WITH n, 2 * CASE WHEN part_best > whole THEN part_best ELSE whole END - 1 AS score
   ORDER BY score DESC, n.seq LIMIT $k_interactions
   RETURN collect({item: n {.id, .tenant, .user_id, .session_id, .speaker, .text, .seq, .consolidated,
-                           .source_ref, .agent_id, .metadata, occurred_at: toString(n.occurred_at),
+                           .source_ref, .agent_id, .metadata, .utc_offset_s, occurred_at: toString(n.occurred_at),
                            consolidated_at: toString(n.consolidated_at)},
                   score: score}) AS interactions_dense
 }

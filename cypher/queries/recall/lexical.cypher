@@ -38,7 +38,7 @@ CALL () {
                          AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN node.scopes)))
       AND ($f_since IS NULL OR node.occurred_at >= $f_since) AND ($f_until IS NULL OR node.occurred_at < $f_until), false),
                        .id, .tenant, .user_id, .session_id, .speaker, .text, .seq, .consolidated,
-                       .source_ref, .agent_id, .metadata, occurred_at: toString(node.occurred_at),
+                       .source_ref, .agent_id, .metadata, .utc_offset_s, occurred_at: toString(node.occurred_at),
                        consolidated_at: toString(node.consolidated_at)}) AS interactions_lexical
 }
 CALL (u) {
