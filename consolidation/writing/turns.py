@@ -1,4 +1,4 @@
-"""A stored interaction as the prompts see it."""
+"""A stored interaction as the prompts see it: at its time in the offset it was said in."""
 
 from __future__ import annotations
 
@@ -7,4 +7,4 @@ from graph.models import Interaction
 
 
 def to_turn(unit: Interaction) -> Turn:
-    return Turn(id=unit.id, speaker=unit.speaker, occurred_at=unit.occurred_at, text=unit.text)
+    return Turn(id=unit.id, speaker=unit.speaker, occurred_at=unit.local_occurred_at, text=unit.text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from datetime import UTC, date, datetime, timedelta, timezone
@@ -36,6 +37,8 @@ from consolidation.consolidating.offline import (
     sentences,
 )
 from consolidation.consolidating.prompts import answer, create_episode, merge_decision, refine_facts
+from consolidation.consolidating.prompts.common import DATA_RULES, LOCAL_DATA_RULES
+from consolidation.consolidating.prompts.refine_facts import RetractedFact
 from consolidation.providers.llm.types import ChatMessage
 
 MAY_8 = datetime(2023, 5, 8, 14, 30, tzinfo=UTC)  # a Monday
@@ -172,7 +175,7 @@ def test_stored_text_cannot_close_the_data_block() -> None:
     assert document["turns"][0]["text"] == attack  # type: ignore[index]
 
 
-def test_turn_times_become_utc() -> None:
+def test_a_turn_keeps_the_offset_it_was_said_in() -> None:
     naive = Turn(id="a", speaker="A", occurred_at=datetime(2023, 5, 8, 9, 0), text="x")
     shifted = Turn(
         id="b",
@@ -181,7 +184,94 @@ def test_turn_times_become_utc() -> None:
         occurred_at=datetime(2023, 5, 8, 9, 0, tzinfo=timezone(timedelta(hours=-5))),
     )
     assert naive.occurred_at == datetime(2023, 5, 8, 9, 0, tzinfo=UTC)
-    assert shifted.occurred_at.tzinfo == UTC and shifted.occurred_at.hour == 14
+    assert shifted.occurred_at.utcoffset() == timedelta(hours=-5) and shifted.occurred_at.hour == 9
+
+
+# Turns in UTC in every form a caller gives them: aware with microseconds, naive, a zero offset
+# that is not the UTC object, and the string a bench's prompt record holds.
+UTC_TURNS = [
+    Turn(
+        id="int_1",
+        speaker="ana",
+        occurred_at=datetime(2023, 5, 8, 13, 56, 7, 123456, tzinfo=UTC),
+        text="I went to a support group yesterday.",
+    ),
+    Turn(
+        id="int_2",
+        speaker="ben",
+        occurred_at=datetime(2023, 5, 8, 14, 0),
+        text="That's great, <b>really</b>.",
+    ),
+    Turn(
+        id="int_3",
+        speaker="ana",
+        occurred_at=datetime(2023, 5, 9, 0, 30, tzinfo=timezone(timedelta(0))),
+        text="Next week I start painting.",
+    ),
+    Turn.model_validate(
+        {
+            "id": "int_4",
+            "speaker": "ana",
+            "occurred_at": "2023-05-10T08:00:00Z",
+            "text": "Last Friday I adopted a cat.",
+        }
+    ),
+]
+
+
+def _sha(messages: list[ChatMessage]) -> str:
+    return hashlib.sha256(json.dumps(messages).encode()).hexdigest()
+
+
+def test_utc_turns_prompt_byte_for_byte_as_before_offsets_were_kept() -> None:
+    # sha256 of json.dumps(messages) at c9a5bbb, before a turn kept its offset.
+    existing = ExistingFact(
+        id="fact_1", text="Ana paints.", kind="attribute", valid_from=datetime(2023, 5, 7, 9, tzinfo=UTC)
+    )
+    retracted = RetractedFact(id="fact_2", text="Ana hates cats.", kind="preference")
+    merge = MergeInput(
+        episode_summary="On 7 May 2023 Ana painted.",
+        episode_first_at=datetime(2023, 5, 7, 9, tzinfo=UTC),
+        episode_last_at=datetime(2023, 5, 7, 10, tzinfo=UTC),
+        new_turns=UTC_TURNS,
+    )
+    summary = "On 8 May 2023 Ana went to a support group."
+    assert [
+        _sha(create_episode.messages(EpisodeInput(turns=UTC_TURNS))),
+        _sha(merge_decision.messages(merge)),
+        _sha(
+            refine_facts.messages(
+                RefineInput(episode_summary=summary, turns=UTC_TURNS, existing_facts=[existing])
+            )
+        ),
+        _sha(
+            refine_facts.messages(
+                RefineInput(episode_summary="S.", turns=UTC_TURNS, retracted_facts=[retracted])
+            )
+        ),
+    ] == [
+        "fc0997b61374b8c08961a302c5a75ce1b7349ce7a5f2d06c25bd67e51c24da81",
+        "77bf09c037f4e08c16c663c97198225cad23cd91f5b754557fba37b61a549564",
+        "30e3d9597563038d466909ec7f0cac2aa35018eb80462269756d3c8a1465a21b",
+        "e2ac5e2fd752dad60e50d184d7767a56e3e472923a041bc8d99bca1c6a4cc3e5",
+    ]
+
+
+def test_a_turn_in_another_offset_is_shown_in_it() -> None:
+    karachi = datetime(2026, 12, 5, 1, 30, 59, 999, tzinfo=timezone(timedelta(hours=5)))
+    turns = [*UTC_TURNS[:1], turn("int_9", "bob", "I saw the dentist yesterday.", karachi)]
+    for messages in (
+        create_episode.messages(EpisodeInput(turns=turns)),
+        refine_facts.messages(RefineInput(episode_summary="S.", turns=turns)),
+    ):
+        shown = [t["at"] for t in data_of(messages)["turns"]]  # type: ignore[index]
+        assert shown == ["2023-05-08T13:56:07Z", "2026-12-05T01:30:59+05:00"]
+        assert messages[0]["content"].endswith(LOCAL_DATA_RULES) and DATA_RULES not in messages[0]["content"]
+    # The time reads back as the instant and its offset (the benchmarks' offline server reads it).
+    record = data_of(create_episode.messages(EpisodeInput(turns=turns)))["turns"][1]  # type: ignore[index]
+    again = turn(record["id"], record["speaker"], record["text"], record["at"])  # type: ignore[arg-type]
+    assert again.occurred_at == karachi.replace(microsecond=0)
+    assert again.occurred_at.utcoffset() == timedelta(hours=5)
 
 
 def test_response_models_validate_as_documented() -> None:
@@ -432,6 +522,21 @@ async def test_offline_facts_resolve_speaker_and_dates() -> None:
     assert texts["On 8 May 2023 Caroline loves sushi."].kind == "preference"
     visit = texts["Caroline went there on 7 May 2023 with Caroline's sister."]
     assert visit.kind == "event" and visit.source_turn_ids == ["t3"]
+
+
+@pytest.mark.parametrize(
+    ("at", "day"),
+    [
+        ("2026-12-05T01:30:00+05:00", "4 December 2026"),  # 20:30 UTC on the 4th
+        ("2026-12-04T20:30:00Z", "3 December 2026"),
+        ("2026-12-04T23:30:00-08:00", "3 December 2026"),  # 07:30 UTC on the 5th
+    ],
+)
+async def test_offline_facts_date_a_turn_on_its_own_calendar(at: str, day: str) -> None:
+    said = turn("t1", "Bob", "I had my dentist appointment yesterday.", datetime.fromisoformat(at))
+    assert [fact.text for fact in await refine([said])] == [f"Bob had Bob's dentist appointment on {day}."]
+    episode = await OfflineConsolidator().create_episode(EpisodeInput(turns=[said]))
+    assert day in episode.value.summary
 
 
 async def test_offline_you_resolves_only_between_two_speakers() -> None:

@@ -1,10 +1,10 @@
 """Relative dates made absolute, as people write them.
 
 "yesterday", "last week", "3 days ago", "next Friday" become absolute dates computed from the
-day a turn was said: "on 7 May 2023", "in the week of 1 May 2023", "in April 2023". Facts and
-episodes take the absolute date in place of the relative one (`resolve_relative_dates`); a recall
-context keeps the speaker's words and adds the date after them (`annotate_relative_dates`).
-"""
+day a turn was said, on the calendar of the offset it was said in: "on 7 May 2023", "in the week
+of 1 May 2023", "in April 2023". Facts and episodes take the absolute date in place of the
+relative one (`resolve_relative_dates`); a recall context keeps the speaker's words and adds the
+date after them (`annotate_relative_dates`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 from datetime import MAXYEAR, MINYEAR, UTC, date, datetime, timedelta
 
-from consolidation.consolidating.prompts.common import to_utc
 from consolidation.providers.embedding_template import day_text
+from consolidation.times import aware
 
 _WEEKDAYS = [name.lower() for name in calendar.day_name]
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -23,8 +23,9 @@ _PREP = r"(?:\b(?P<prep>on|in|since|from|until|by|before|after|during)\s+)?"
 
 
 def day_of(moment: datetime) -> date:
-    """The UTC day of a moment: the day a turn was said."""
-    return to_utc(moment).date()
+    """The day a turn was said: on the calendar of the offset its time is given in (a turn's
+    own, `writing/turns.py`; a naive time's is UTC)."""
+    return aware(moment).date()
 
 
 def day_str(day: date) -> str:

@@ -131,10 +131,11 @@ def messages(inp: RefineInput) -> list[ChatMessage]:
             for fact in inp.existing_facts
         ],
     }
+    utc = common.in_utc(inp.turns)
     if not inp.retracted_facts:
-        return common.chat(SYSTEM, INSTRUCTION, payload)
+        return common.chat(SYSTEM, INSTRUCTION, payload, utc=utc)
     payload["retracted_facts"] = [{"kind": fact.kind, "text": fact.text} for fact in inp.retracted_facts]
-    return common.chat(SYSTEM, f"{RETRACTED_RULE} {INSTRUCTION}", payload)
+    return common.chat(SYSTEM, f"{RETRACTED_RULE} {INSTRUCTION}", payload, utc=utc)
 
 
 def keep_known_ids(inp: RefineInput, drafts: FactDrafts) -> FactDrafts:
