@@ -18,7 +18,11 @@ from graph.vocabulary import FactStatus
 def _evidence(hits: list[RecallHit]) -> list[EvidenceItem]:
     return [
         EvidenceItem(
-            id=h.id, text=h.text, at=h.at, speaker=h.item.speaker if isinstance(h.item, Interaction) else None
+            id=h.id,
+            text=h.text,
+            # A turn at its time as said: its relative words are on its speaker's calendar.
+            at=h.item.local_occurred_at if isinstance(h.item, Interaction) else h.at,
+            speaker=h.item.speaker if isinstance(h.item, Interaction) else None,
         )
         for h in hits
     ]

@@ -292,15 +292,18 @@ def _calendar(plan: Plan | None, asked_at: datetime | None) -> contexts.Calendar
 
 
 def _dated(ranked: list[contexts.Ranked], shown: dict[str, str], zone: tzinfo) -> dict[str, str]:
-    """`shown` with the absolute date after each relative one in every turn, against the day the
-    turn was said on the calendar of `zone`, the one its day header is on: an LLM reading
-    "yesterday" in a turn listed under a day header may miss it."""
+    """`shown` with the absolute date after each relative one in every turn (an LLM reading
+    "yesterday" in a turn listed under a day header may miss it), against the day the turn was
+    said: on its speaker's calendar, the offset it was sent in; for a turn in UTC (or stored
+    before offsets were kept) on that of `zone`, the one its day header is on."""
     dated = dict(shown)
     for entry in ranked:
         hit = entry.hit
         if isinstance(hit.item, Interaction):
             text = shown.get(hit.id, hit.text)
-            annotated = annotate_relative_dates(text, local(hit.item.occurred_at, zone).date())
+            turn = hit.item
+            said = turn.local_occurred_at if turn.utc_offset_s else local(turn.occurred_at, zone)
+            annotated = annotate_relative_dates(text, said.date())
             if annotated != hit.text:
                 dated[hit.id] = annotated
     return dated

@@ -78,3 +78,25 @@ async def test_the_llm_sees_the_turn_in_its_offset(db: Database, llm: LocalLLMSe
     for body in llm.requests[before:]:
         assert [t["at"] for t in data_of(body)["turns"]] == ["2026-12-04T20:30:00Z"]
         assert body["messages"][0]["content"].endswith(DATA_RULES)
+
+
+async def test_a_recall_context_dates_the_turns_words_on_its_calendar(db: Database) -> None:
+    engine = MemoryEngine(
+        db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings(**NO_RECURRENCE)
+    )
+    owner = Owner(f"t-{uuid.uuid4().hex[:12]}", "bob")
+    for at in (KARACHI, INSTANT.replace(hour=8)):
+        await engine.remember(
+            owner,
+            Unit(text="I went to the dentist yesterday.", speaker="bob", occurred_at=at),
+            consolidate=False,
+        )
+    recall = await engine.recall(owner, "When did Bob go to the dentist?", tokens=500)
+    assert recall.context is not None
+    # Listed under the asker's (UTC) day, 4 December; the +05:00 turn's yesterday is the 4th too,
+    # the UTC turn's the 3rd.
+    assert recall.context.text == (
+        "Conversation:\n4 December 2026:\n"
+        "- bob: I went to the dentist yesterday (3 December 2026).\n"
+        "- bob: I went to the dentist yesterday (4 December 2026)."
+    )

@@ -1,5 +1,6 @@
 """Prompt: answer a question from recalled memory, citing the ids used. Its times are shown in
-the offset of the question's (UTC without one), whose calendar its relative dates are in."""
+the offset of the question's (UTC without one), whose calendar its relative dates are in; a turn
+said in another offset than UTC's, in that one, whose calendar its own words are on."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ __all__ = [
 class EvidenceItem(common.PromptInput):
     id: str
     text: str
-    at: common.UtcDatetime | None = None
+    # A turn's in the offset it was said in (UTC's, or naive, for one said in UTC); others in UTC.
+    at: common.LocalDatetime | None = None
     # Who said a turn: the offline answerer reads its sentences as statements about them. The
     # prompt does not show it.
     speaker: str | None = None
@@ -86,7 +88,20 @@ WITHDRAWN_RULE = (
 
 
 def _items(items: list[EvidenceItem], zone: tzinfo) -> list[dict[str, Any]]:
-    return [{"id": item.id, "at": common.local_iso(item.at, zone), "text": item.text} for item in items]
+    """Each item at its time in `zone`, but a turn said in another offset than UTC's: in that one,
+    the calendar its relative words are on."""
+    return [
+        {
+            "id": item.id,
+            "at": common.local_iso(item.at, None if _said_elsewhere(item) else zone),
+            "text": item.text,
+        }
+        for item in items
+    ]
+
+
+def _said_elsewhere(item: EvidenceItem) -> bool:
+    return item.at is not None and bool(item.at.utcoffset())
 
 
 def messages(inp: AnswerInput) -> list[ChatMessage]:
