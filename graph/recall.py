@@ -33,6 +33,13 @@ EXACT_LIMIT = 1_000
 # statement runs again. Twice as many cost 10% more recall time at 10,000 interactions.
 SHORTLIST = SEARCH_POOL
 SHORTLIST_GROWTH = 4
+# Which facts a person withdrew: retracted, or superseded by a person's correction.
+WITHDRAWN_RULE = {
+    "retracted": FactStatus.RETRACTED.value,
+    "superseded": FactStatus.SUPERSEDED.value,
+    "person": PERSON_PROVIDER,
+    "correction": CORRECTION_TRIGGER,
+}
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,9 @@ class RecallCandidates:
     facts: Candidates[Fact]
     # The user's speakers among the lexical query's `names`, sorted.
     speakers: list[str] = field(default_factory=list)
+    # Whether the user holds a belief a person withdrew, as the dense statement found when it had
+    # no episode and no fact among its candidates; None: not asked.
+    withdrawn: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -145,6 +155,7 @@ class RecallSearch:
             episodes=_layer(dense_row, lexical_row, terms, "episodes", "summary", episodes, episode_from),
             facts=_layer(dense_row, lexical_row, terms, "facts", "text", facts, fact_from),
             speakers=speakers,
+            withdrawn=dense_row["withdrawn_held"],
         )
 
     async def _dense(
@@ -187,6 +198,7 @@ class RecallSearch:
                     epoch=held.epoch if held is not None else "",
                     known=held.known if held is not None else 0,
                     floor_interactions=floor,
+                    **WITHDRAWN_RULE,
                 )
             )[0]
             if all(_settled(row, layer, lists.get(layer), budgets[f"k_{layer}"]) for layer in LAYERS):
@@ -247,12 +259,15 @@ class RecallSearch:
         fact_ids: list[str],
         interaction_ids: Sequence[str] = (),
         as_of: datetime | None = None,
+        *,
+        withdrawn: bool = True,
     ) -> Sources:
         """The provenance of these episodes and facts, and the beliefs a person withdrew (retracted,
         or superseded by a person's correction; with `as_of`, those withdrawn at or before it)
         that derive from these episodes, their turns or these turns, directly or through an
-        episode: one statement (cypher/queries/recall/sources.cypher)."""
-        if not episode_ids and not fact_ids and not interaction_ids:
+        episode: one statement (cypher/queries/recall/sources.cypher). None for no episode and no
+        fact when there are no turns either, or `withdrawn` False: the user holds no such belief."""
+        if not episode_ids and not fact_ids and (not interaction_ids or not withdrawn):
             return Sources({}, {})
         if as_of is not None:
             require_aware("as_of", as_of)
@@ -264,10 +279,7 @@ class RecallSearch:
                 fact_ids=fact_ids,
                 interaction_ids=list(interaction_ids),
                 as_of=as_of,
-                retracted=FactStatus.RETRACTED.value,
-                superseded=FactStatus.SUPERSEDED.value,
-                person=PERSON_PROVIDER,
-                correction=CORRECTION_TRIGGER,
+                **WITHDRAWN_RULE,
             )
         )[0]
         return Sources(

@@ -122,9 +122,15 @@ class Recaller:
             if tokens is None
             else (_all(found.interactions), _all(found.episodes), _all(found.facts))
         )
-        # Provenance only for what is returned, and the withdrawn beliefs near it, in one statement.
+        # Provenance only for what is returned, and the withdrawn beliefs near it, in one statement;
+        # none for turns alone when the user holds no withdrawn belief.
         sources = await self.stores.search.sources(
-            owner, _ids(wanted[1]), _ids(wanted[2]), _ids(wanted[0]), as_of
+            owner,
+            _ids(wanted[1]),
+            _ids(wanted[2]),
+            _ids(wanted[0]),
+            as_of,
+            withdrawn=found.withdrawn is not False,
         )
         context = None
         if tokens is not None:

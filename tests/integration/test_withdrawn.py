@@ -1,7 +1,8 @@
 """What recall and answers say after a person's change (docs/corrections.md): a recall names the
 beliefs a person retracted or corrected that rest on its evidence, as of its instant; no other
 user's or tenant's; the offline answer no longer states them, and the LLM's answer prompt lists
-them only when there are some. One statement, from the owner index."""
+them only when there are some. One statement, from the owner index; none for a recall of turns
+alone when the user holds no withdrawn belief."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from consolidation.types import Budgets, Recall, Unit
 from graph.cypher import statement
 from graph.database import Database
 from graph.models import Owner
+from graph.recall import WITHDRAWN_RULE
+from graph.scopes import NO_FILTER
+from graph.vectors import vector_param
 from graph.vocabulary import CORRECTION_TRIGGER, PERSON_PROVIDER
 from local_llm_server import LocalLLMServer, Reply
 from tests.support.api import REMEMBER_BATCH, STORY, T0, Caller, all_facts, unit
@@ -45,6 +49,17 @@ def _owner(tenant: str | None = None, user: str = "alice") -> Owner:
 
 def _offline(db: Database) -> MemoryEngine:
     return MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings())
+
+
+def _turns_only(db: Database) -> MemoryEngine:
+    """An engine that consolidates none of a few turns: no episode, no fact but a person's."""
+    return MemoryEngine(
+        db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings(theta_count=100)
+    )
+
+
+# A recall of the turn layer alone: no episode and no fact among its candidates.
+TURNS_ONLY = Budgets(subconscious=10, episodic=0, semantic=0)
 
 
 async def _tell(engine: MemoryEngine, owner: Owner, turns: list[str] = TURNS) -> list[str]:
@@ -141,6 +156,65 @@ async def test_a_fact_the_consolidation_replaced_is_not_withdrawn(db: Database) 
     assert any(f["status"] == "superseded" for f in await all_facts(db, owner))
     found = await engine.recall(owner, "sushi with salmon", tokens=500)
     assert found.evidence() and found.withdrawn == []
+    # Nor for turns alone: no person withdrew anything, so no provenance statement is sent.
+    trips = db.round_trips
+    turns = await engine.recall(owner, "sushi with salmon", budgets=TURNS_ONLY, include_consolidated=True)
+    assert turns.subconscious and turns.withdrawn == [] and db.round_trips - trips == 2
+
+
+async def test_a_recall_of_turns_alone_sends_no_provenance_statement(db: Database) -> None:
+    engine = _turns_only(db)
+    owner = _owner()
+    await _tell(engine, owner)
+    assert await all_facts(db, owner) == []
+    for tokens in (None, 500):
+        trips = db.round_trips
+        found = await engine.recall(owner, QUESTION, tokens=tokens)
+        assert found.subconscious and not found.episodic and not found.semantic
+        # The dense candidates (which find the user holds no withdrawn belief) and the lexical
+        # ones: nothing could come back from a provenance statement.
+        assert found.withdrawn == [] and db.round_trips - trips == 2, tokens
+
+
+async def test_a_belief_withdrawn_from_turns_alone_is_named(db: Database) -> None:
+    engine = _turns_only(db)
+    owner = _owner()
+    said = await _tell(engine, owner)
+    added = await engine.beliefs.add(owner, "Alice lives in Paris.", "attribute", by="support")
+    assert added.fact is not None
+    # A person's correction derived from the first turn, then retracted: no fact is active.
+    corrected = await engine.beliefs.correct(
+        owner, added.fact.id, "Alice lives in Paris near the river.", "precise", by="support",
+        source_interaction_id=said[0],
+    )  # fmt: skip
+    assert corrected.fact is not None
+    await engine.beliefs.retract(owner, corrected.fact.id, "wrong user", by="support")
+    for tokens in (None, 500):
+        found = await engine.recall(owner, QUESTION, tokens=tokens)
+        assert said[0] in {h.id for h in found.evidence()} and not found.semantic
+        # The added fact, superseded by the correction, derives from no turn: not named.
+        assert _withdrawn(found) == [(corrected.fact.id, "retracted")], tokens
+
+
+async def test_a_corrected_belief_reaching_turns_alone_is_named(db: Database) -> None:
+    engine = _turns_only(db)
+    owner = _owner()
+    said = await _tell(engine, owner)
+    added = await engine.beliefs.add(owner, "Alice lives in Paris.", "attribute", by="support")
+    assert added.fact is not None
+    first = await engine.beliefs.correct(
+        owner, added.fact.id, "Alice lives in Paris near the river.", "precise", by="support",
+        source_interaction_id=said[0],
+    )  # fmt: skip
+    assert first.fact is not None
+    second = await engine.beliefs.correct(
+        owner, first.fact.id, "Alice lives in Lyon.", "she moved", by="support", source_interaction_id=said[1]
+    )
+    assert second.fact is not None
+    # The Lyon fact is active, but a recall of turns alone has no fact among its candidates.
+    found = await engine.recall(owner, QUESTION, budgets=TURNS_ONLY)
+    assert said[0] in {h.id for h in found.evidence()} and not found.semantic
+    assert _withdrawn(found) == [(first.fact.id, "superseded")]
 
 
 async def test_no_other_users_or_tenants_withdrawn_belief_appears(db: Database) -> None:
@@ -216,6 +290,55 @@ async def test_the_statement_reads_the_owners_facts_by_the_owner_index(db: Datab
         assert sum(hits for _, _, hits in operators) < 500, operators
         # None of the user's facts is withdrawn: no edge of theirs is followed.
         assert sum(hits for name, _, hits in operators if name.startswith("Expand")) == 0, operators
+
+
+async def test_the_candidates_ask_for_withdrawn_beliefs_by_the_owner_index_alone(db: Database) -> None:
+    engine = _turns_only(db)
+    owner = _owner()
+    await _tell(engine, owner)
+    for text in ("Alice lives in Paris.", "Alice has a balcony."):
+        await engine.beliefs.add(owner, text, "attribute", by="support")
+    crowd = _owner()
+    await db.driver.execute_query(
+        "UNWIND range(1, $n) AS k CREATE (:Fact {id: $t + '-' + k, tenant: $t, user_id: 'x', "
+        "status: 'retracted', text: 'x', kind: 'other', valid_from: datetime(), valid_to: datetime()})",
+        t=crowd.tenant,
+        n=2000,
+        database_=db.name,
+    )
+    vector = (await HashingEmbedder(DIMENSION).embed([QUESTION]))[0].tolist()
+    for k_facts in (0, 10):
+        result = await db.driver.execute_query(
+            "PROFILE " + statement("queries/recall/dense"),
+            **owner.params(),
+            **NO_FILTER.params(),
+            **WITHDRAWN_RULE,
+            k_interactions=10,
+            k_episodes=0,
+            k_facts=k_facts,
+            consolidated=[False],
+            ids_interactions=None,
+            ids_episodes=None,
+            ids_facts=None,
+            vector=vector_param("query vector", vector, DIMENSION),
+            exact_limit=1000,
+            filtered=False,
+            parts=True,
+            epoch="",
+            known=0,
+            floor_interactions=-2.0,
+            database_=db.name,
+        )
+        # Asked only without fact candidates; the user's two facts are active: none is withdrawn.
+        (row,) = result.records
+        assert row["withdrawn_held"] is (False if k_facts == 0 else None)
+        profile = result.summary.profile
+        assert profile is not None
+        operators = list(_operators(profile))
+        assert not any("Scan" in name for name, _, _ in operators), operators
+        assert sum(hits for _, _, hits in operators) < 500, operators
+        # No edge of an active fact is followed.
+        assert not [hits for name, details, hits in operators if "SUPERSEDES" in details and hits], operators
 
 
 def _operators(plan: dict[str, Any]) -> Any:

@@ -143,6 +143,8 @@ class _Search:
         fact_ids: list[str],
         interaction_ids: Sequence[str] = (),
         as_of: datetime | None = None,
+        *,
+        withdrawn: bool = True,
     ) -> Sources:
         self.asked.append((list(interaction_ids), episode_ids, as_of))
         episodes = {e: [("int_0", 0.6), ("int_1", 0.5)] for e in episode_ids}

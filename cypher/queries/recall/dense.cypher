@@ -145,6 +145,24 @@ CALL (facts_cached) {
                            created_at: toString(n.created_at), .scopes},
                   score: score}) AS facts_dense
 }
-RETURN interactions_dense, episodes_dense, facts_dense, written, epoch,
+// When no episode and no fact is a candidate, whether the user holds a belief a person withdrew
+// (recall/sources.cypher's rule, whatever its instant): without one, the caller sends no
+// provenance statement for turns alone. Else null (not asked). Only the user's retracted and
+// superseded facts are read (the owner index), and only the superseded ones' edges followed.
+CALL (episodes_dense, facts_dense) {
+  WHEN size(episodes_dense) = 0 AND size(facts_dense) = 0 THEN {
+    RETURN EXISTS {
+      MATCH (f:Fact {tenant: $tenant, user_id: $user_id})
+      WHERE f.status IN [$retracted, $superseded]
+      WITH f ORDER BY f.id
+      WHERE f.status = $retracted OR EXISTS {
+          MATCH (f)<-[:SUPERSEDES]-(:Fact)<-[:PRODUCED]-(run:ConsolidationRun)
+          WHERE run.provider = $person AND run.trigger = $correction
+        }
+    } AS withdrawn_held
+  }
+  ELSE RETURN null AS withdrawn_held
+}
+RETURN interactions_dense, episodes_dense, facts_dense, withdrawn_held, written, epoch,
        interactions_large, episodes_large, facts_large,
        interactions_cached, episodes_cached, facts_cached
