@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from consolidation.consolidating.prompts import plan_question as prompt
+from consolidation.consolidating.prompts.common import DATA_RULES, QUESTION_DATA_RULES
 from consolidation.consolidating.prompts.plan_question import PlanReply
 from consolidation.providers.llm.types import Usage
 from consolidation.recall.planning import Order, QuestionKind
@@ -68,3 +69,11 @@ def test_the_prompt_gives_the_question_time_in_its_own_offset() -> None:
     assert '"asked_at": "2026-12-06T01:30:00+05:00"' in _shown(EAST)
     # A UTC question reads as before.
     assert '"asked_at": "2023-06-14T13:43:00Z"' in _shown(ASKED)
+
+
+def test_the_prompt_says_utc_only_for_a_question_asked_in_utc() -> None:
+    def system(asked: datetime) -> str:
+        return str(prompt.messages(prompt.PlanInput(question="What?", asked_at=asked))[0]["content"])
+
+    assert system(ASKED).endswith(DATA_RULES)
+    assert system(EAST).endswith(QUESTION_DATA_RULES) and DATA_RULES not in system(EAST)

@@ -37,7 +37,7 @@ from consolidation.consolidating.offline import (
     sentences,
 )
 from consolidation.consolidating.prompts import answer, create_episode, merge_decision, refine_facts
-from consolidation.consolidating.prompts.common import DATA_RULES, LOCAL_DATA_RULES
+from consolidation.consolidating.prompts.common import ASKER_DATA_RULES, DATA_RULES, LOCAL_DATA_RULES
 from consolidation.consolidating.prompts.refine_facts import RetractedFact
 from consolidation.providers.llm.types import ChatMessage
 
@@ -166,6 +166,21 @@ def test_answer_messages_show_every_time_in_the_question_offset() -> None:
     assert document["interactions"] == [
         {"id": "i1", "at": "2026-12-06T01:00:00+05:00", "text": "I went climbing."}
     ]
+    # The times are not in UTC, and the rules say so: in the asker's offset.
+    system = answer.messages(inp)[0]["content"]
+    assert system.endswith(ASKER_DATA_RULES) and DATA_RULES not in system
+
+
+def test_the_answer_rules_say_utc_only_when_every_time_is() -> None:
+    east = timezone(timedelta(hours=5))
+    asked = datetime(2026, 12, 6, 1, 30, tzinfo=UTC)
+    said_east = EvidenceItem(id="i1", text="I went climbing.", at=datetime(2026, 12, 6, 1, tzinfo=east))
+    said_utc = EvidenceItem(id="i2", text="I went climbing.", at=datetime(2026, 12, 5, 20, tzinfo=UTC))
+    for items, rules in (([said_utc], DATA_RULES), ([said_east], ASKER_DATA_RULES)):
+        system = answer.messages(AnswerInput(question="What?", asked_at=asked, interactions=items))[0]
+        assert system["content"].endswith(rules), items
+    unasked = AnswerInput(question="What?", interactions=[said_utc])
+    assert answer.messages(unasked)[0]["content"].endswith(DATA_RULES)
 
 
 def test_stored_text_cannot_close_the_data_block() -> None:

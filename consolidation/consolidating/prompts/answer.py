@@ -114,13 +114,17 @@ def messages(inp: AnswerInput) -> list[ChatMessage]:
         "episodes": _items(inp.episodes, zone),
         "interactions": _items(inp.interactions, zone),
     }
+    # UTC is said only when every time shown is in UTC (the prompt then reads as it always has).
+    elsewhere = any(_said_elsewhere(item) for item in (*inp.facts, *inp.episodes, *inp.interactions))
+    asked_elsewhere = inp.asked_at is not None and bool(inp.asked_at.utcoffset())
+    rules = common.ASKER_DATA_RULES if elsewhere or asked_elsewhere else common.DATA_RULES
     if not inp.withdrawn_beliefs:
-        return common.chat(SYSTEM, INSTRUCTION, payload)
+        return common.chat(SYSTEM, INSTRUCTION, payload, rules=rules)
     payload["withdrawn_beliefs"] = [
         {"change": withdrawn.change, "kind": withdrawn.kind, "text": withdrawn.text}
         for withdrawn in inp.withdrawn_beliefs
     ]
-    return common.chat(SYSTEM, f"{WITHDRAWN_RULE} {INSTRUCTION}", payload)
+    return common.chat(SYSTEM, f"{WITHDRAWN_RULE} {INSTRUCTION}", payload, rules=rules)
 
 
 def keep_known_ids(inp: AnswerInput, draft: AnswerDraft) -> AnswerDraft:

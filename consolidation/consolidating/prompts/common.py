@@ -63,9 +63,10 @@ def turn_record(turn: Turn) -> dict[str, Any]:
     return {"id": turn.id, "speaker": turn.speaker, "at": local_iso(turn.occurred_at), "text": turn.text}
 
 
-def in_utc(turns: list[Turn]) -> bool:
-    """Whether every turn was said in UTC: the prompt then says all its times are."""
-    return all(not aware(turn.occurred_at).utcoffset() for turn in turns)
+def turn_rules(turns: list[Turn]) -> str:
+    """The data rules of a prompt showing these turns: all times in UTC when every turn was said
+    in UTC, else a turn's in its own offset."""
+    return DATA_RULES if all(not aware(turn.occurred_at).utcoffset() for turn in turns) else LOCAL_DATA_RULES
 
 
 _DATA_BLOCK = (
@@ -79,6 +80,17 @@ DATA_RULES = f"{_DATA_BLOCK} All times are ISO 8601 in UTC."
 LOCAL_DATA_RULES = (
     f"{_DATA_BLOCK} All times are ISO 8601: a turn's in the offset it was said in, the calendar "
     "its relative dates are on; the others in UTC."
+)
+# A question asked in another offset than UTC's: its time is shown in it.
+QUESTION_DATA_RULES = (
+    f"{_DATA_BLOCK} All times are ISO 8601 in the offset of `asked_at`, the calendar the "
+    "question's relative dates are on."
+)
+# The answer's times, where one is not in UTC: in the asker's offset, a turn said in another in that.
+ASKER_DATA_RULES = (
+    f"{_DATA_BLOCK} All times are ISO 8601 in the offset of `asked_at` (UTC without one), the "
+    "calendar the question's relative dates are on; but a turn said in another offset than UTC's "
+    "is shown in that one, the calendar its own relative dates are on."
 )
 
 STATEMENT_RULES = (
@@ -101,10 +113,11 @@ def data_block(payload: dict[str, Any]) -> str:
     return f"<{DATA_TAG}>\n{document}\n</{DATA_TAG}>"
 
 
-def chat(system: str, instruction: str, payload: dict[str, Any], *, utc: bool = True) -> list[ChatMessage]:
-    """A system message, then the user message: the instruction followed by the data block;
-    `utc`: whether all the data's times are in UTC (else a turn's are in its own offset)."""
-    rules = DATA_RULES if utc else LOCAL_DATA_RULES
+def chat(
+    system: str, instruction: str, payload: dict[str, Any], *, rules: str = DATA_RULES
+) -> list[ChatMessage]:
+    """A system message ending with the data `rules` (the one saying which offsets the times are
+    in), then the user message: the instruction followed by the data block."""
     return [
         {"role": "system", "content": f"{system}\n\n{rules}"},
         {"role": "user", "content": f"{instruction}\n\n{data_block(payload)}"},

@@ -44,4 +44,4 @@ INSTRUCTION = "Write the episode for these turns. Answer with a JSON object hold
 
 def messages(inp: EpisodeInput) -> list[ChatMessage]:
     payload = {"turns": [common.turn_record(turn) for turn in inp.turns]}
-    return common.chat(SYSTEM, INSTRUCTION, payload, utc=common.in_utc(inp.turns))
+    return common.chat(SYSTEM, INSTRUCTION, payload, rules=common.turn_rules(inp.turns))

@@ -68,4 +68,4 @@ def messages(inp: MergeInput) -> list[ChatMessage]:
         },
         "new_turns": [common.turn_record(turn) for turn in inp.new_turns],
     }
-    return common.chat(SYSTEM, INSTRUCTION, payload, utc=common.in_utc(inp.new_turns))
+    return common.chat(SYSTEM, INSTRUCTION, payload, rules=common.turn_rules(inp.new_turns))

@@ -66,4 +66,5 @@ INSTRUCTION = (
 
 def messages(inp: PlanInput) -> list[ChatMessage]:
     payload = {"question": inp.question, "asked_at": common.local_iso(inp.asked_at)}
-    return common.chat(SYSTEM, INSTRUCTION, payload)
+    rules = common.QUESTION_DATA_RULES if inp.asked_at.utcoffset() else common.DATA_RULES
+    return common.chat(SYSTEM, INSTRUCTION, payload, rules=rules)

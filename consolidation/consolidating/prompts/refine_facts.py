@@ -131,11 +131,11 @@ def messages(inp: RefineInput) -> list[ChatMessage]:
             for fact in inp.existing_facts
         ],
     }
-    utc = common.in_utc(inp.turns)
+    rules = common.turn_rules(inp.turns)
     if not inp.retracted_facts:
-        return common.chat(SYSTEM, INSTRUCTION, payload, utc=utc)
+        return common.chat(SYSTEM, INSTRUCTION, payload, rules=rules)
     payload["retracted_facts"] = [{"kind": fact.kind, "text": fact.text} for fact in inp.retracted_facts]
-    return common.chat(SYSTEM, f"{RETRACTED_RULE} {INSTRUCTION}", payload, utc=utc)
+    return common.chat(SYSTEM, f"{RETRACTED_RULE} {INSTRUCTION}", payload, rules=rules)
 
 
 def keep_known_ids(inp: RefineInput, drafts: FactDrafts) -> FactDrafts:
