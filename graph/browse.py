@@ -31,6 +31,7 @@ from graph.records import (
 )
 from graph.scopes import NO_FILTER, ScopeFilter
 from graph.validation import require_aware
+from graph.vocabulary import FactStatus
 
 T = TypeVar("T")
 
@@ -136,9 +137,18 @@ class BrowseStore:
         kind: str | None = None,
         scope: ScopeFilter = NO_FILTER,
     ) -> Page[models.Fact]:
+        """With `as_of`, the facts in force then, each as it stood then (models.Fact.at): all
+        active, so a `status` other than active lists none."""
         _aware_or_none("as_of", as_of)
+        if as_of is not None:
+            if status not in (None, FactStatus.ACTIVE):
+                return Page([], False)
+            status = None
         filters = {"status": status, "as_of": as_of, "kind": kind, **scope.params()}
-        return await self._page("facts", owner, request, fact_from, filters)
+        page = await self._page("facts", owner, request, fact_from, filters)
+        if as_of is None:
+            return page
+        return Page([(cursor, fact.at(as_of)) for cursor, fact in page.items], page.has_more)
 
     async def run_page(
         self, owner: Owner, request: PageRequest, *, op: str | None

@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, Generic, TypeVar
 
 from graph.validation import VectorValues, require_aware
+from graph.vocabulary import FactStatus
 
 T = TypeVar("T")
 
@@ -154,6 +155,14 @@ class Fact(MemoryNode):
     created_at: datetime
     # The scope tokens of its sources (graph/scopes.py); None where a read did not fetch them.
     scopes: list[str] | None = field(default=None, hash=False)
+    # The instant it reads as of (`at`); None: as it stands now.
+    as_of: datetime | None = field(default=None, compare=False)
+
+    def at(self, instant: datetime) -> Fact:
+        """This fact as it stood at `instant` (docs/corrections.md#time): one in force then was
+        active, with no end and no replacement known yet; any other reads as it stands now."""
+        held = self.valid_from <= instant and (self.valid_to is None or instant < self.valid_to)
+        return replace(self, status=FactStatus.ACTIVE.value, valid_to=None, as_of=instant) if held else self
 
 
 @dataclass(frozen=True)

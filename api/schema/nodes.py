@@ -238,6 +238,8 @@ class Fact(Node):
     valid_to: datetime | None = strawberry.field(description="Valid time it stopped holding (null: holds).")
     created_at: datetime = strawberry.field(description="When memory wrote it.")
     scopes: strawberry.Private[list[str] | None] = None
+    # Read as of this instant (models.Fact.at): replacements made after it are not known yet.
+    as_of: strawberry.Private[datetime | None] = None
 
     @staticmethod
     def of(m: models.Fact) -> Fact:
@@ -260,14 +262,18 @@ class Fact(Node):
             interactions=[Interaction.of(i) for i in found.interactions],
         )
 
-    @resolver(description="Facts this one replaced.")
+    @resolver(description="Facts this one replaced (as of `asOf`, if the fact was read as of it).")
     async def supersedes(self, info: Info) -> list[FactChange]:
-        return [FactChange.of(r) for r in (await info.context.loaders.fact_links.load(self.id)).supersedes]
+        links = await info.context.loaders.fact_links.load(self.id)
+        return [FactChange.of(r) for r in links.supersedes if self._known(r)]
 
-    @resolver(description="Facts that replaced this one.")
+    @resolver(description="Facts that replaced this one (as of `asOf`, if the fact was read as of it).")
     async def superseded_by(self, info: Info) -> list[FactChange]:
         links = await info.context.loaders.fact_links.load(self.id)
-        return [FactChange.of(r) for r in links.superseded_by]
+        return [FactChange.of(r) for r in links.superseded_by if self._known(r)]
+
+    def _known(self, change: Replacement) -> bool:
+        return self.as_of is None or change.at is None or change.at <= self.as_of
 
     @resolver(description="The whole supersession chain through this fact, oldest first.")
     async def history(self, info: Info) -> list[Fact]:

@@ -112,7 +112,12 @@ class User:
             info.context.owner(self.id), request, current=current, as_of=as_of, scope=scope_of(filter)
         )
 
-    @listing(FACTS, description="Facts in valid-time order.", time_field="validFrom")
+    @listing(
+        FACTS,
+        description="Facts in valid-time order; with `asOf`, those in force then, as they stood then "
+        "(docs/corrections.md#time).",
+        time_field="validFrom",
+    )
     async def facts(
         self,
         info: Info,

@@ -360,3 +360,51 @@ async def test_a_fact_start_given_in_another_offset_is_stored_in_utc(db: Databas
         facts = await engine.stores.facts.get(owner, [stated.fact.id, sent])
     assert [f.valid_from for f in facts] == [datetime.fromisoformat(s) for s in starts]
     assert [f.valid_from.utcoffset() for f in facts] == [timedelta(0), timedelta(0)], facts
+
+
+AS_OF = """query($user: ID!, $asOf: DateTime, $status: FactStatus, $q: String!) {
+  user(id: $user) { facts(asOf: $asOf, status: $status) {
+    nodes { id status validTo supersededBy { fact { id } } supersedes { fact { id } } } } }
+  recall(userId: $user, query: $q, asOf: $asOf, budget: {subconscious: 0, episodic: 0, semantic: 20}) {
+    semantic { fact { id status validTo supersededBy { fact { id } } } } } }"""
+
+
+async def test_facts_as_of_an_instant_read_as_they_stood_then(caller: Caller) -> None:
+    """A fact in force at T and corrected since reads, as of T, active with no end and no
+    replacement yet, in the listing and in recall; read now, it is superseded."""
+    await tell_story(caller)
+    start = T0 + timedelta(days=30)
+    variables = {
+        "user": "alice",
+        "text": "Alice lives in Paris.",
+        "kind": "ATTRIBUTE",
+        "from": start.isoformat(),
+    }
+    old = (await caller.gql(ADD, variables))["addFact"]["fact"]["id"]
+    new = (await caller.gql(CORRECT, {"id": old, "text": "Alice lives in Lyon.", "reason": "moved"}))[
+        "correctFact"
+    ]["fact"]["id"]
+    then = {
+        "user": "alice",
+        "q": "Where does Alice live, Paris?",
+        "asOf": (start + timedelta(days=1)).isoformat(),
+    }
+
+    data = await caller.gql(AS_OF, then)
+    listed = {f["id"]: f for f in data["user"]["facts"]["nodes"]}
+    recalled = {h["fact"]["id"]: h["fact"] for h in data["recall"]["semantic"]}
+    assert new not in listed and old in recalled
+    for fact in (listed[old], recalled[old]):
+        assert (fact["status"], fact["validTo"], fact["supersededBy"]) == ("ACTIVE", None, [])
+    assert all(f["status"] == "ACTIVE" and f["validTo"] is None for f in listed.values())
+    # The status filter reads the status as of the instant too.
+    active = await caller.gql(AS_OF, {**then, "status": "ACTIVE"})
+    assert old in {f["id"] for f in active["user"]["facts"]["nodes"]}
+    superseded = await caller.gql(AS_OF, {**then, "status": "SUPERSEDED"})
+    assert superseded["user"]["facts"]["nodes"] == []
+    # Read now, the same fact is superseded by the correction.
+    audited = (await caller.gql(AUDIT, {"id": old}))["fact"]
+    assert audited["status"] == "SUPERSEDED" and audited["validTo"] is not None
+    assert [c["fact"]["id"] for c in audited["supersededBy"]] == [new]
+    listed_now = await caller.gql(AS_OF, {**then, "asOf": None})
+    assert {f["id"]: f["status"] for f in listed_now["user"]["facts"]["nodes"]}[old] == "SUPERSEDED"
