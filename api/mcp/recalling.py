@@ -14,6 +14,14 @@ from api.mcp.rendering import answered, recalled
 from api.mcp.results import Answered, Recalled
 from graph.vocabulary import MAX_CONTEXT_TOKENS
 
+AsOf = Annotated[
+    Moment | None,
+    Field(
+        description="Read memory as it stood at this time, ISO 8601 with a timezone (default: as it "
+        "stands now): the facts in force then, the episode versions current then."
+    ),
+]
+
 
 async def recall(
     ctx: ToolContext,
@@ -32,6 +40,7 @@ async def recall(
         Moment | None,
         Field(description="When the question is asked (default now): 'last week' resolves against it."),
     ] = None,
+    as_of: AsOf = None,
 ) -> Recalled:
     """Fetch what memory holds about a topic, as one context text within a token budget.
 
@@ -43,7 +52,13 @@ async def recall(
     context = context_of(ctx)
     owner = await require_user(context, user_id)
     found = await context.services.engine.recall(
-        owner, query, tokens=tokens, filters=filters_of(filter), min_score=min_score, asked_at=asked_at
+        owner,
+        query,
+        tokens=tokens,
+        as_of=as_of,
+        filters=filters_of(filter),
+        min_score=min_score,
+        asked_at=asked_at,
     )
     return recalled(found, layers)
 
@@ -65,6 +80,7 @@ async def answer(
         Moment | None,
         Field(description="When the question is asked (default now): 'last week' resolves against it."),
     ] = None,
+    as_of: AsOf = None,
 ) -> Answered:
     """Answer a question from the user's memory alone, with the evidence used.
 
@@ -74,6 +90,6 @@ async def answer(
     context = context_of(ctx)
     owner = await require_user(context, user_id)
     found = await context.services.engine.answer(
-        owner, question, tokens=tokens, filters=filters_of(filter), asked_at=asked_at
+        owner, question, tokens=tokens, as_of=as_of, filters=filters_of(filter), asked_at=asked_at
     )
     return answered(found)

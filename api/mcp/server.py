@@ -41,7 +41,7 @@ class MemoryMCP(MCPServer):
         root.setLevel(level)
         self.timeout_s = settings.request_timeout_s
         # Each tool's argument names: the SDK drops any other, so a call would answer as if an
-        # argument it does not take (recall's as_of, a misspelt name) had not been sent.
+        # argument it does not take (GraphQL's include_consolidated, a misspelt name) had not been sent.
         self.arguments: dict[str, frozenset[str]] = {}
         for fn, hints in TOOLS:
             self.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints)

@@ -317,6 +317,34 @@ async def test_asked_at_with_an_offset_reads_the_askers_calendar(live: str, key:
         assert plan["asked_at"] == "2026-12-05T20:30:00Z"
 
 
+async def test_as_of_before_a_correction_answers_with_the_old_fact(live: str, key: str) -> None:
+    """`as_of` reads memory as it stood then, as GraphQL's asOf does: before a correction, recall
+    and answer rest on the old fact; without it, on the correction."""
+    async with connect(live, key) as mcp:
+        await call(mcp, "remember", user_id="hana", text="Hello there.", occurred_at=at(0))
+        old = await call(
+            mcp, "add_fact", user_id="hana", text="Hana lives in Paris.", kind="attribute", valid_from=at(30)
+        )
+        new = await call(
+            mcp, "correct_fact", fact_id=old["fact"]["id"], text="Hana lives in Lyon.", reason="moved"
+        )
+        old_id, new_id = old["fact"]["id"], new["fact"]["id"]
+        question = "Where does Hana live?"
+
+        def ids(found: dict[str, Any]) -> set[str]:
+            return {i["id"] for i in found.get("items", found.get("evidence", []))}
+
+        then = await call(mcp, "recall", user_id="hana", query=question, as_of=at(31))
+        now = await call(mcp, "recall", user_id="hana", query=question)
+        assert old_id in ids(then) and new_id not in ids(then), then
+        assert new_id in ids(now) and old_id not in ids(now), now
+        answered = await call(mcp, "answer", user_id="hana", question=question, as_of=at(31))
+        assert old_id in ids(answered) and new_id not in ids(answered), answered
+        # Before the fact held, neither.
+        before = await call(mcp, "recall", user_id="hana", query=question, as_of=at(29))
+        assert not {old_id, new_id} & ids(before), before
+
+
 async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
     db: Database, live: str, key: str
 ) -> None:
@@ -349,6 +377,15 @@ async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
             "naive answer asked_at": await error(
                 mcp, "answer", user_id="carol", question="hello?", asked_at="2023-06-14T12:00:00"
             ),
+            "naive as_of": await error(
+                mcp, "recall", user_id="carol", query="hello", as_of="2023-06-14T12:00:00"
+            ),
+            "a day as as_of": await error(
+                mcp, "answer", user_id="carol", question="hello?", as_of="2023-06-14"
+            ),
+            "as_of off the calendar": await error(
+                mcp, "answer", user_id="carol", question="hello?", as_of="0001-01-01T00:00:00+01:00"
+            ),
             # An offset that puts the instant outside the years 1 to 9999 in UTC.
             "asked_at off the calendar": await error(
                 mcp, "recall", user_id="carol", query="hello", asked_at="0001-01-01T00:00:00+01:00"
@@ -369,7 +406,9 @@ async def test_bad_input_is_a_typed_one_line_tool_error_that_changes_nothing(
         assert "text" in refused["missing text"]
         for case in ("naive asked_at", "a day as asked_at", "naive answer asked_at"):
             assert "asked_at" in refused[case] and "needs a timezone offset" in refused[case], refused[case]
-        for case in ("asked_at off the calendar", "valid_from off the calendar"):
+        for case in ("naive as_of", "a day as as_of"):
+            assert "as_of" in refused[case] and "needs a timezone offset" in refused[case], refused[case]
+        for case in ("asked_at off the calendar", "valid_from off the calendar", "as_of off the calendar"):
             assert "years 1 to 9999" in refused[case], refused[case]
         assert "tokens" in refused["zero tokens"]
         assert refused["blank user"] == "BAD_USER_INPUT: user_id must not be empty"
@@ -404,14 +443,14 @@ def test_unexpected_errors_are_masked_and_outages_are_unavailable() -> None:
 async def test_an_unknown_argument_is_refused_and_changes_nothing(
     db: Database, live: str, tenant: str, key: str
 ) -> None:
-    """An argument a tool does not take (GraphQL's as_of on recall, a misspelt source) would
-    otherwise be dropped: the call would answer as if it had not been sent."""
+    """An argument a tool does not take (GraphQL's include_consolidated on recall, a misspelt
+    source) would otherwise be dropped: the call would answer as if it had not been sent."""
     async with connect(live, key) as mcp:
         payloads = await tell_story(mcp)
         active = payloads[3]["consolidation"]["fact_ids"][0]
         before = await count_nodes(db, tenant)
-        as_of = await error(mcp, "recall", user_id="alice", query="sushi", as_of=at(0))
-        assert as_of.startswith("BAD_USER_INPUT: ") and "as_of" in as_of, as_of
+        unknown = await error(mcp, "recall", user_id="alice", query="sushi", include_consolidated=True)
+        assert unknown.startswith("BAD_USER_INPUT: ") and "include_consolidated" in unknown, unknown
         typo = await error(
             mcp, "correct_fact", fact_id=active, text="Alice prefers eel.", reason="r",
             source_interaction=payloads[0]["interaction_id"],
