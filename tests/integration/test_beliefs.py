@@ -408,3 +408,19 @@ async def test_facts_as_of_an_instant_read_as_they_stood_then(caller: Caller) ->
     assert [c["fact"]["id"] for c in audited["supersededBy"]] == [new]
     listed_now = await caller.gql(AS_OF, {**then, "asOf": None})
     assert {f["id"]: f["status"] for f in listed_now["user"]["facts"]["nodes"]}[old] == "SUPERSEDED"
+
+
+async def test_without_as_of_recall_reads_the_latest_memory_with_facts_that_hold_later(
+    caller: Caller,
+) -> None:
+    """Without asOf, recall reads every active fact, one valid only from a later time too (a plan,
+    a conversation dated ahead); asOf now reads valid time and leaves it out until it holds."""
+    await tell_story(caller)
+    later = "9999-01-01T00:00:00Z"
+    variables = {"user": "alice", "text": "Alice will live in Lyon.", "kind": "PLAN", "from": later}
+    planned = (await caller.gql(ADD, variables))["addFact"]["fact"]
+    query = "Where will Alice live, Lyon?"
+    assert planned["id"] in await _recalled(caller, query)
+    assert planned["id"] not in await _recalled(caller, query, datetime.now(UTC))
+    listed = (await caller.gql(LISTING, {"user": "alice"}))["user"]["facts"]["nodes"]
+    assert {"id": planned["id"], "status": "ACTIVE", "validFrom": later} in listed
