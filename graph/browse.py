@@ -123,9 +123,18 @@ class BrowseStore:
         as_of: datetime | None,
         scope: ScopeFilter = NO_FILTER,
     ) -> Page[models.Episode]:
+        """With `as_of`, the versions in force then, each as it stood then (models.Episode.at):
+        all current, so `current: false` lists none."""
         _aware_or_none("as_of", as_of)
+        if as_of is not None:
+            if current is False:
+                return Page([], False)
+            current = None
         filters = {"current": current, "as_of": as_of, **scope.params()}
-        return await self._page("episodes", owner, request, episode_from, filters)
+        page = await self._page("episodes", owner, request, episode_from, filters)
+        if as_of is None:
+            return page
+        return Page([(cursor, episode.at(as_of)) for cursor, episode in page.items], page.has_more)
 
     async def fact_page(
         self,

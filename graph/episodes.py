@@ -12,4 +12,4 @@ class EpisodeStore(LayerStore[Episode]):
     """Searches current versions (or the versions current at `as_of`)."""
 
     def __init__(self, db: Database, dimension: int) -> None:
-        super().__init__(db, dimension, "episodes", "episode", episode_from)
+        super().__init__(db, dimension, "episodes", "episode", episode_from, Episode.at)

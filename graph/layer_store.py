@@ -19,16 +19,24 @@ T = TypeVar("T")
 
 class LayerStore(Generic[T]):
     """One layer's reads: its queries are cypher/queries/<layer>/, each row carries a node under
-    `node` ("episode", "fact"), and `decode` makes it a record."""
+    `node` ("episode", "fact"), `decode` makes it a record and `at` the record as it stood at an
+    instant (docs/corrections.md#time)."""
 
     def __init__(
-        self, db: Database, dimension: int, layer: str, node: str, decode: Callable[[dict[str, Any]], T]
+        self,
+        db: Database,
+        dimension: int,
+        layer: str,
+        node: str,
+        decode: Callable[[dict[str, Any]], T],
+        at: Callable[[T, datetime], T],
     ) -> None:
         self.db = db
         self.dimension = dimension
         self._queries = f"queries/{layer}"
         self._node = node
         self._decode = decode
+        self._at = at
 
     async def search(
         self,
@@ -39,8 +47,8 @@ class LayerStore(Generic[T]):
         as_of: datetime | None = None,
         scope: ScopeFilter = NO_FILTER,
     ) -> list[Hit[T]]:
-        """Nearest live nodes (or the nodes live at `as_of`, those matching `scope`), plain cosine
-        scores."""
+        """Nearest live nodes (or the nodes live at `as_of`, those matching `scope`, each as it
+        stood then), plain cosine scores."""
         query = vector_param("query vector", vector, self.dimension)
         params: dict[str, Any] = {**owner.params(), "vector": query, "k": k}
         name = f"{self._queries}/search_vector"
@@ -51,7 +59,8 @@ class LayerStore(Generic[T]):
         elif scope.active:
             raise InvalidInput("a filtered search is an as-of one here; recall filters the present")
         rows = await self.db.read(name, **params)
-        return [Hit(self._decode(r[self._node]), float(r["score"])) for r in rows]
+        found = [Hit(self._decode(r[self._node]), float(r["score"])) for r in rows]
+        return found if as_of is None else [Hit(self._at(h.item, as_of), h.score) for h in found]
 
     async def get(self, owner: Owner, ids: list[str]) -> list[T]:
         rows = await self.db.read(f"{self._queries}/get", **owner.params(), ids=ids)

@@ -143,6 +143,14 @@ class Episode(MemoryNode):
     superseded_at: datetime | None = None
     # The scope tokens of its sources (graph/scopes.py); None where a read did not fetch them.
     scopes: list[str] | None = field(default=None, hash=False)
+    # The instant it reads as of (`at`); None: as it stands now.
+    as_of: datetime | None = field(default=None, compare=False)
+
+    def at(self, instant: datetime) -> Episode:
+        """This version as it stood at `instant` (docs/corrections.md#time): one in force then was
+        current, with no newer version known yet; any other reads as it stands now."""
+        held = self.valid_from <= instant and (self.superseded_at is None or instant < self.superseded_at)
+        return replace(self, current=True, superseded_at=None, as_of=instant) if held else self
 
 
 @dataclass(frozen=True)

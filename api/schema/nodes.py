@@ -118,6 +118,8 @@ class Episode(Node):
     superseded_at: datetime | None = strawberry.field(description="Valid time a newer version replaced it.")
     created_at: datetime = strawberry.field(description="When memory wrote this version.")
     scopes: strawberry.Private[list[str] | None] = None
+    # Read as of this instant (models.Episode.at): versions written after it are not known yet.
+    as_of: strawberry.Private[datetime | None] = None
 
     @staticmethod
     def of(m: models.Episode) -> Episode:
@@ -150,11 +152,16 @@ class Episode(Node):
         index = next((i for i, e in enumerate(chain) if e.id == self.id), None)
         return Episode.of(chain[index + 1]) if index is not None and index + 1 < len(chain) else None
 
-    @resolver(description="The version that replaced this one, if any.")
+    @resolver(
+        description="The version that replaced this one, if any (as of `asOf`, if the version was "
+        "read as of it)."
+    )
     async def superseded_by(self, info: Info) -> Episode | None:
         chain = await info.context.loaders.episode_versions.load(self.id)
         index = next((i for i, e in enumerate(chain) if e.id == self.id), None)
-        return Episode.of(chain[index - 1]) if index else None
+        if not index or (self.as_of is not None and chain[index - 1].valid_from > self.as_of):
+            return None
+        return Episode.of(chain[index - 1])
 
 
 @strawberry.type(description="What a fact was derived from.")

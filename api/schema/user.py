@@ -97,7 +97,12 @@ class User:
             scope=scope_of(filter),
         )
 
-    @listing(EPISODES, description="Episode versions in valid-time order.", time_field="validFrom")
+    @listing(
+        EPISODES,
+        description="Episode versions in valid-time order; with `asOf`, those in force then, as they "
+        "stood then (docs/corrections.md#time).",
+        time_field="validFrom",
+    )
     async def episodes(
         self,
         info: Info,

@@ -157,6 +157,32 @@ async def test_recall_as_of_sees_memory_as_it_was(story: Story) -> None:
     assert [h["episode"]["id"] for h in data["episodic"]] == [story.first_episode]
 
 
+EPISODES_AS_OF = """query($asOf: DateTime) {
+  user(id: "alice") {
+    then: episodes(asOf: $asOf) { nodes { id current supersededAt supersededBy { id } } }
+    thenCurrent: episodes(asOf: $asOf, current: true) { nodes { id } }
+    thenOld: episodes(asOf: $asOf, current: false) { nodes { id } }
+    now: episodes { nodes { id current supersededAt supersededBy { id } } } }
+  recall(userId: "alice", query: "sushi", asOf: $asOf,
+         budget: {subconscious: 0, episodic: 5, semantic: 0}) {
+    episodic { episode { id current supersededAt supersededBy { id } } } } }"""
+
+
+async def test_episodes_as_of_an_instant_read_as_they_stood_then(story: Story) -> None:
+    """The first version, current at the instant and replaced by the merge since, reads as of it
+    current, with no replacement known yet, in the listing and in recall; read now it is old."""
+    data = await story.caller.gql(EPISODES_AS_OF, {"asOf": (T0 + timedelta(days=2, hours=12)).isoformat()})
+    then_version = {"id": story.first_episode, "current": True, "supersededAt": None, "supersededBy": None}
+    assert data["user"]["then"]["nodes"] == [then_version]
+    assert [h["episode"] for h in data["recall"]["episodic"]] == [then_version]
+    # The `current` filter reads as of the instant too.
+    assert [e["id"] for e in data["user"]["thenCurrent"]["nodes"]] == [story.first_episode]
+    assert data["user"]["thenOld"]["nodes"] == []
+    now = {e["id"]: e for e in data["user"]["now"]["nodes"]}[story.first_episode]
+    assert not now["current"] and now["supersededAt"] is not None
+    assert now["supersededBy"] == {"id": story.merged_episode}
+
+
 async def test_answer_uses_memory_and_records_a_run(story: Story) -> None:
     data = await story.caller.gql(
         """query { answer(userId: "alice", question: "What is the dog called?") {
