@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from consolidation.consolidating.leasing import Busy, holder_id, take_lease
 from consolidation.providers.embedders import Embedder
@@ -18,6 +19,7 @@ from consolidation.stores import Stores
 from graph.beliefs import Action, BeliefChange, BeliefWrite, StatedFact
 from graph.errors import InvalidInput, NotFound
 from graph.models import Owner, RunWrite, new_id
+from graph.scopes import check_scopes, scope_tokens
 from graph.validation import require_aware, require_name, require_owner, require_text
 from graph.vocabulary import (
     CORRECTION_TRIGGER,
@@ -72,16 +74,28 @@ class Beliefs:
         return await self._commit(owner, "retract", by, reason, fact_id, None, None, read=[fact_id])
 
     async def add(
-        self, owner: Owner, text: str, kind: str, *, by: str, valid_from: datetime | None = None
+        self,
+        owner: Owner,
+        text: str,
+        kind: str,
+        *,
+        by: str,
+        valid_from: datetime | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        metadata: Any = None,
     ) -> BeliefChange:
-        """A fact stated by hand, holding from `valid_from` (default: now)."""
+        """A fact stated by hand, holding from `valid_from` (default: now), in the scopes of the
+        agent, session and metadata given as a turn's are (none: unscoped; docs/scopes.md)."""
         self._check(owner, by, text=text)
         if kind not in FACT_KINDS:
             raise InvalidInput(f"unknown fact kind {kind!r}")
         if valid_from is not None:
             require_aware("validFrom", valid_from)
             valid_from = valid_from.astimezone(UTC)  # stored in UTC, as a turn's time is
-        fact = await self._stated(text, kind, valid_from)
+        check_scopes(agent_id, session_id, metadata)
+        scopes = scope_tokens(agent_id, session_id, None, metadata)
+        fact = await self._stated(text, kind, valid_from, scopes)
         return await self._commit(owner, "add", by, None, None, fact, None, read=[])
 
     def _check(
@@ -103,7 +117,9 @@ class Beliefs:
             # A fact's own limit, which RECMEM_MAX_TEXT_BYTES (a turn's) does not change.
             require_text("text", text, MAX_FACT_BYTES, nul=False)
 
-    async def _stated(self, text: str, kind: str, valid_from: datetime | None) -> StatedFact:
+    async def _stated(
+        self, text: str, kind: str, valid_from: datetime | None, scopes: list[str] | None = None
+    ) -> StatedFact:
         vector = (await self.embedder.embed([text.strip()]))[0]
         return StatedFact(
             id=new_id(FACT_ID_PREFIX),
@@ -111,6 +127,7 @@ class Beliefs:
             kind=kind,
             embedding=[float(x) for x in vector],
             valid_from=valid_from,
+            scopes=tuple(scopes or ()),
         )
 
     async def _commit(

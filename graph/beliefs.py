@@ -44,6 +44,9 @@ class StatedFact:
     embedding: list[float]
     # None: from the moment of the change (a correction always starts then).
     valid_from: datetime | None = None
+    # Its own scope tokens (graph/scopes.py): those given to a fact added by hand; a correction
+    # takes what it replaces and rests on instead (supersede.cypher, derive.cypher).
+    scopes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,7 @@ def _fact_params(fact: StatedFact, at: datetime) -> dict[str, Any]:
         "embedding": fact.embedding,
         "valid_from": fact.valid_from or at,
         "lex_length": length(fact.text),
+        "scopes": list(fact.scopes),
     }
 
 

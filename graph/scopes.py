@@ -4,7 +4,8 @@ Every memory node carries `scopes`, a list of strings: an interaction its own ("
 "session:s1", "speaker:user", one "meta:<key>=<json>" per scalar value or list element), an episode
 or a fact the union of its sources' (docs/scopes.md#inheritance). A filter is a list of groups of
 tokens; a node matches when each group shares a token with its scopes (equality: one token; `in`:
-several). `metadata_problem` is the one check of a metadata map.
+several). `check_scopes` is the one check of an agent, a session and a metadata map, for a turn
+and for a fact a person adds (docs/scopes.md#facts-added-by-hand).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from graph.errors import InvalidInput
+from graph.validation import require_name
 from graph.vocabulary import (
     MAX_METADATA_BYTES,
     MAX_METADATA_KEY_BYTES,
@@ -52,12 +55,12 @@ def meta_token(key: str, value: MetadataScalar) -> str:
 
 
 def scope_tokens(
-    agent_id: str | None, session_id: str | None, speaker: str, metadata: Metadata | None
+    agent_id: str | None, session_id: str | None, speaker: str | None, metadata: Metadata | None
 ) -> list[str]:
-    """An interaction's scopes, in a stable order."""
+    """An interaction's scopes (or a fact's added by hand: no speaker), in a stable order."""
     tokens = [f"{AGENT}{agent_id}"] if agent_id is not None else []
     tokens += [f"{SESSION}{session_id}"] if session_id is not None else []
-    tokens.append(f"{SPEAKER}{speaker}")
+    tokens += [f"{SPEAKER}{speaker}"] if speaker is not None else []
     for key, value in sorted((metadata or {}).items()):
         values = value if isinstance(value, list) else [value]
         tokens.extend(dict.fromkeys(meta_token(key, v) for v in values))
@@ -103,6 +106,22 @@ def metadata_problem(metadata: Mapping[str, Any]) -> str | None:
     if _size(metadata_json(metadata) or "") > MAX_METADATA_BYTES:
         return f"metadata is larger than {MAX_METADATA_BYTES} bytes as JSON"
     return None
+
+
+def check_scopes(
+    agent_id: str | None,
+    session_id: str | None,
+    metadata: Any,
+    label: str = "{field}",
+) -> None:
+    """Raises InvalidInput for a blank or overlong agent or session id, or a metadata map that
+    breaks a rule above; `label` names a field ("agent_id", ...) in the refusal."""
+    if agent_id is not None:
+        require_name(label.format(field="agent_id"), agent_id)
+    if session_id is not None:
+        require_name(label.format(field="session_id"), session_id)
+    if metadata is not None and (problem := metadata_problem(metadata)) is not None:
+        raise InvalidInput(f"{label.format(field='metadata')}: {problem}")
 
 
 def key_problem(key: Any) -> str | None:

@@ -623,6 +623,9 @@ class AddFactVariables(TypedDict):
     text: str
     kind: FactKind
     validFrom: NotRequired[str | datetime | None]
+    agentId: NotRequired[str | None]
+    sessionId: NotRequired[str | None]
+    metadata: NotRequired[Any | None]
 
 
 class ForgetInteractionVariables(TypedDict):
@@ -741,8 +744,24 @@ ADD_FACT: Document[AddFactVariables, BeliefChanged] = Document(
     mutation=True,
     path=("addFact",),
     result=BeliefChanged,
-    text="""mutation AddFact($userId: ID!, $text: String!, $kind: FactKind!, $validFrom: DateTime) {
-  addFact(userId: $userId, text: $text, kind: $kind, validFrom: $validFrom) { ...BeliefChanged }
+    text="""mutation AddFact(
+  $userId: ID!
+  $text: String!
+  $kind: FactKind!
+  $validFrom: DateTime
+  $agentId: String
+  $sessionId: String
+  $metadata: JSON
+) {
+  addFact(
+    userId: $userId
+    text: $text
+    kind: $kind
+    validFrom: $validFrom
+    agentId: $agentId
+    sessionId: $sessionId
+    metadata: $metadata
+  ) { ...BeliefChanged }
 }
 fragment BeliefChanged on BeliefPayload {
   written

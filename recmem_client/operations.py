@@ -280,9 +280,25 @@ def retract_fact(fact_id: str, reason: str) -> Operation[BeliefChanged]:
 
 
 def add_fact(
-    user_id: str, text: str, kind: FactKind | str, *, valid_from: datetime | None = None
+    user_id: str,
+    text: str,
+    kind: FactKind | str,
+    *,
+    valid_from: datetime | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
 ) -> Operation[BeliefChanged]:
-    """State a fact by hand (`kind`: a FactKind, or its name in any case, e.g. "preference")."""
+    """State a fact by hand (`kind`: a FactKind, or its name in any case, e.g. "preference"), in
+    the agent's, session's and metadata's scopes when given (else a scope filter never finds it)."""
     return ADD_FACT(
-        {"userId": user_id, "text": text, "kind": FactKind(kind.upper()), "validFrom": _time(valid_from)}
+        {
+            "userId": user_id,
+            "text": text,
+            "kind": FactKind(kind.upper()),
+            "validFrom": _time(valid_from),
+            "agentId": agent_id,
+            "sessionId": session_id,
+            "metadata": None if metadata is None else dict(metadata),
+        }
     )

@@ -4,7 +4,7 @@ fails."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context as ToolContext
 from pydantic import Field
@@ -63,14 +63,30 @@ async def add_fact(
     valid_from: Annotated[
         Moment | None, Field(description="When it starts to hold, ISO 8601 with a timezone (default: now).")
     ] = None,
+    agent_id: Annotated[
+        str | None, Field(description="Your agent's id, so that recall filtered by it finds the fact.")
+    ] = None,
+    session_id: Annotated[str | None, Field(description="The session it belongs to, if any.")] = None,
+    metadata: Annotated[
+        dict[str, Any] | None,
+        Field(description="A small map to filter recall by, with remember's rules (at most 32 keys, 4 KB)."),
+    ] = None,
 ) -> BeliefChanged:
     """State a fact about the user by hand, with you as its source.
 
-    Use it for something the user asks you to remember that no conversation turn states."""
+    Use it for something the user asks you to remember that no conversation turn states. Without
+    agent_id, session_id or metadata, a recall filtered by them does not find it."""
     context = context_of(ctx)
     owner = await require_user(context, user_id)
     change = await context.services.engine.beliefs.add(
-        owner, text, kind, by=context.who, valid_from=valid_from
+        owner,
+        text,
+        kind,
+        by=context.who,
+        valid_from=valid_from,
+        agent_id=agent_id,
+        session_id=session_id,
+        metadata=metadata,
     )
     return _changed(change)
 

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Annotated, TypeVar
 
 import strawberry
+from strawberry.scalars import JSON
 
 from api.errors import ApiError, ErrorCode, not_found
 from api.schema.decorators import mutation
@@ -126,12 +127,36 @@ class BeliefMutations:
         valid_from: Annotated[
             datetime | None, strawberry.argument(description="When it starts to hold (default: now).")
         ] = None,
+        agent_id: Annotated[
+            str | None, strawberry.argument(description="The agent whose memory it belongs to, if any.")
+        ] = None,
+        session_id: Annotated[
+            str | None, strawberry.argument(description="The session it belongs to, if any.")
+        ] = None,
+        metadata: Annotated[
+            JSON | None,
+            strawberry.argument(
+                description=(
+                    "A metadata map to filter by, with a turn's rules (docs/scopes.md#metadata). "
+                    "Without agentId, sessionId and metadata the fact matches no scope filter."
+                )
+            ),
+        ] = None,
     ) -> BeliefPayload | None:
         async def work() -> BeliefPayload:
             await require_user(info, user_id)
             owner = info.context.owner(user_id)
             beliefs = info.context.services.engine.beliefs
-            change = beliefs.add(owner, text, kind.value, by=info.context.who, valid_from=valid_from)
+            change = beliefs.add(
+                owner,
+                text,
+                kind.value,
+                by=info.context.who,
+                valid_from=valid_from,
+                agent_id=agent_id,
+                session_id=session_id,
+                metadata=metadata,
+            )
             return await _changed(info, owner, change)
 
         return await _unwritten(work())

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from consolidation.types import Unit
 from graph.errors import InvalidInput
 from graph.models import Owner
-from graph.scopes import metadata_problem
+from graph.scopes import check_scopes
 from graph.validation import require_name, require_owner, require_text
 
 # How a unit's field is named in a refusal; the API names it as its clients send it ("text").
@@ -49,10 +49,7 @@ def check_batch(
         require_name(label.format(index=index, field="speaker"), unit.speaker)
         if unit.source_ref is not None:
             require_name(label.format(index=index, field="source_ref"), unit.source_ref)
-        if unit.agent_id is not None:
-            require_name(label.format(index=index, field="agent_id"), unit.agent_id)
-        if unit.session_id is not None:
-            require_name(label.format(index=index, field="session_id"), unit.session_id)
-        if unit.metadata is not None and (problem := metadata_problem(unit.metadata)) is not None:
-            raise InvalidInput(f"{label.format(index=index, field='metadata')}: {problem}")
+        check_scopes(
+            unit.agent_id, unit.session_id, unit.metadata, label.format(index=index, field="{field}")
+        )
     return CheckedBatch(owner, tuple(units), max_text_bytes)

@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 
+from starlette.applications import Starlette
+
+from consolidation.portability import dump, parse
 from graph.database import Database
+from graph.models import Owner
 from tests.support.api import REMEMBER_BATCH, STORY, T0, Caller, count_nodes, new_caller, unit
 
 READ = """query($id: ID!) { interaction(id: $id) { agentId sessionId metadata } }"""
@@ -247,3 +251,107 @@ async def test_bad_filters_are_refused_with_the_field_named(caller: Caller) -> N
             errors = await caller.errors(query, variables)
             assert errors[0]["extensions"]["code"] == "BAD_USER_INPUT", (given, errors)
             assert words in errors[0]["message"], (given, errors)
+
+
+ADD_SCOPED = """mutation($user: ID!, $text: String!, $agent: String, $session: String, $metadata: JSON) {
+  addFact(userId: $user, text: $text, kind: ATTRIBUTE, agentId: $agent, sessionId: $session,
+          metadata: $metadata) {
+    written fact { id agentIds sessionIds } } }"""
+SEMANTIC = """query($user: ID!, $q: String!, $filter: RecallFilter) {
+  recall(userId: $user, query: $q, filter: $filter, budget: {subconscious: 0, episodic: 0, semantic: 50}) {
+    semantic { fact { id } } }
+  user(id: $user) { facts(first: 100, filter: $filter, status: ACTIVE) { nodes { id } } } }"""
+
+
+async def _found(caller: Caller, user: str, scope: dict[str, object] | None) -> set[str]:
+    """The facts a filtered recall finds, checked against the filtered listing."""
+    data = await caller.gql(SEMANTIC, {"user": user, "q": "allergic to penicillin", "filter": scope})
+    recalled = {hit["fact"]["id"] for hit in data["recall"]["semantic"]}
+    assert recalled == {n["id"] for n in data["user"]["facts"]["nodes"]}, scope
+    return recalled
+
+
+async def test_a_fact_added_by_hand_answers_in_the_scopes_it_is_given(
+    db: Database, api_app: Starlette, caller: Caller
+) -> None:
+    await _write(caller, "hand", [_turn(0, "a1")])  # the user exists: one turn, of another agent
+    metadata = {"topic": "health", "tags": ["medical", "urgent"], "level": 2}
+    scoped = {"agent": "ag1", "session": "support-7", "metadata": metadata}
+    text = "Alice is allergic to penicillin."
+    done = (await caller.gql(ADD_SCOPED, {"user": "hand", "text": text, **scoped}))["addFact"]
+    fact = done["fact"]
+    assert done["written"] and (fact["agentIds"], fact["sessionIds"]) == (["ag1"], ["support-7"])
+    plain = await caller.gql(ADD_SCOPED, {"user": "hand", "text": "Alice is allergic to pollen."})
+    unscoped = plain["addFact"]["fact"]
+    assert (unscoped["agentIds"], unscoped["sessionIds"]) == ([], [])
+
+    everything = await _found(caller, "hand", None)
+    assert {fact["id"], unscoped["id"]} <= everything
+    for scope in (
+        {"agentIds": ["ag1"]},
+        {"agentIds": ["a1", "ag1"]},
+        {"sessionIds": ["support-7"]},
+        {"metadata": [{"key": "topic", "equals": "health"}]},
+        {"metadata": [{"key": "tags", "anyOf": ["urgent"]}, {"key": "level", "equals": 2}]},
+    ):
+        assert await _found(caller, "hand", scope) == {fact["id"]}, scope
+    # An unscoped fact matches no scope or metadata filter; an added fact has no speaker.
+    for scope in (
+        {"agentIds": ["a1"]},
+        {"agentIds": ["ag2"]},
+        {"sessionIds": ["s0"]},
+        {"speakers": ["user"]},
+        {"metadata": [{"key": "topic", "equals": "x"}]},
+    ):
+        assert await _found(caller, "hand", scope) == set(), scope
+
+    # A correction of it answers in its scopes still, and in those of the turn it cites until that
+    # turn is forgotten (docs/scopes.md#inheritance).
+    said = await caller.gql(
+        'mutation { remember(input: {userId: "hand", text: "And amoxicillin too.", agentId: "a3"}, '
+        "consolidate: false) { interactionId } }"
+    )
+    turn = said["remember"]["interactionId"]
+    corrected = await caller.gql(
+        'mutation($id: ID!, $turn: ID) { correctFact(id: $id, text: "Alice is allergic to penicillin and '
+        'amoxicillin.", reason: "more precise", sourceInteractionId: $turn) { fact { id agentIds sessionIds } } }',
+        {"id": fact["id"], "turn": turn},
+    )
+    correction = corrected["correctFact"]["fact"]
+    assert (correction["agentIds"], correction["sessionIds"]) == (["a3", "ag1"], ["support-7"])
+    assert await _found(caller, "hand", {"agentIds": ["ag1"]}) == {correction["id"]}
+    await caller.gql("mutation($id: ID!) { forgetInteraction(id: $id) { interactionIds } }", {"id": turn})
+    assert await _found(caller, "hand", {"agentIds": ["a3"]}) == set()
+    assert await _found(caller, "hand", {"agentIds": ["ag1"]}) == {correction["id"]}
+
+    # An export and import keeps them.
+    services = api_app.state.services
+    owner = Owner(caller.tenant, "hand")
+    lines = [line async for line in services.portability.export(owner)]
+    await services.forgetter.forget_user(owner)
+    assert await count_nodes(db, caller.tenant, "hand") == {}
+    await services.portability.import_user(parse([dump(line) + "\n" for line in lines]), owner)
+    assert await _found(caller, "hand", {"agentIds": ["ag1"]}) == {correction["id"]}
+    assert await _found(caller, "hand", {"metadata": [{"key": "tags", "equals": "medical"}]}) == {
+        correction["id"]
+    }
+
+
+async def test_a_fact_added_with_bad_scopes_is_refused_and_writes_nothing(
+    db: Database, caller: Caller
+) -> None:
+    await _write(caller, "hand-bad", [_turn(0, "a1")])
+    before = await count_nodes(db, caller.tenant)
+    for scoped, words in (
+        ({"agent": " "}, "agent_id must not be empty"),
+        ({"session": ""}, "session_id must not be empty"),
+        ({"agent": "a" * 257}, "agent_id is longer than 256 characters"),
+        ({"metadata": {"bad key": 1}}, "metadata key 'bad key' is not allowed"),
+        ({"metadata": {"tags": ["a", 2]}}, "metadata 'tags': a list may hold strings only"),
+        ({"metadata": "not a map"}, "metadata"),
+    ):
+        errors = await caller.errors(ADD_SCOPED, {"user": "hand-bad", "text": "Alice is tall.", **scoped})
+        coded = [(e["extensions"]["code"], e["extensions"].get("written")) for e in errors]
+        assert coded == [("BAD_USER_INPUT", False)], (scoped, errors)
+        assert words in errors[0]["message"], (scoped, errors)
+    assert await count_nodes(db, caller.tenant) == before

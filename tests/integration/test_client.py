@@ -354,6 +354,16 @@ async def test_correct_retract_and_add_facts(open_client: Opener, live: str, ten
         added = await memory.add_fact("carol", "Carol is vegetarian.", "attribute", valid_from=_day(9))
         assert added.fact is not None and added.fact.kind is FactKind.ATTRIBUTE
         assert added.fact.valid_from == _day(9) and added.run.trigger == "manual"
+        scoped = await memory.add_fact(
+            "carol", "Carol is allergic to penicillin.", "attribute", agent_id="ag1", session_id="s9",
+            metadata={"topic": "health"},
+        )  # fmt: skip
+        assert scoped.fact is not None and scoped.fact.agent_ids == ("ag1",)
+        assert scoped.fact.session_ids == ("s9",)
+        found = await memory.recall(
+            "carol", "penicillin", filter={"metadata": [{"key": "topic", "equals": "health"}]}
+        )
+        assert [h.fact.id for h in found.semantic] == [scoped.fact.id]
         with pytest.raises(NotFound):
             await memory.retract_fact(new_id("fact"), "r")
 

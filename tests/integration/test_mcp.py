@@ -273,6 +273,44 @@ async def test_remember_scoped_turns_and_recall_them_by_filter(live: str, key: s
         assert (await call(mcp, "user_stats", user_id="dan"))["interactions"] == 3
 
 
+async def test_add_a_scoped_fact_and_recall_it_by_filter(
+    db: Database, live: str, tenant: str, key: str
+) -> None:
+    async with connect(live, key) as mcp:
+        await call(mcp, "remember", user_id="eve", text="Hello there.", occurred_at=at(0), agent_id="a1")
+        added = await call(
+            mcp, "add_fact", user_id="eve", text="Eve is allergic to penicillin.", kind="attribute",
+            agent_id="ag1", session_id="support-7", metadata={"topic": "health", "tags": ["medical"]},
+        )  # fmt: skip
+        plain = await call(
+            mcp, "add_fact", user_id="eve", text="Eve is allergic to pollen.", kind="attribute"
+        )
+        fact_id, unscoped_id = added["fact"]["id"], plain["fact"]["id"]
+
+        async def found(scope: dict[str, Any] | None) -> set[str]:
+            hits = await call(mcp, "recall", user_id="eve", query="allergic", layers=True, filter=scope)
+            return {h["id"] for h in hits["layers"]["semantic"]}
+
+        assert {fact_id, unscoped_id} <= await found(None)
+        for scope in (
+            {"agent_ids": ["ag1"]},
+            {"session_ids": ["support-7"]},
+            {"metadata": [{"key": "tags", "equals": "medical"}]},
+        ):
+            assert await found(scope) == {fact_id}, scope
+        assert await found({"agent_ids": ["a1"]}) == set()
+        before = await count_nodes(db, tenant)
+        for scoped, words in (
+            ({"agent_id": " "}, "agent_id must not be empty"),
+            ({"metadata": {"tags": ["x", 1]}}, "'tags'"),
+        ):
+            refused = await error(
+                mcp, "add_fact", user_id="eve", text="Eve runs.", kind="attribute", **scoped
+            )
+            assert refused.startswith("BAD_USER_INPUT: ") and words in refused, refused
+        assert await count_nodes(db, tenant) == before
+
+
 async def test_a_filter_time_with_an_offset_is_the_instant_it_names(live: str, key: str) -> None:
     """A window's bounds are instants: 14:00+05:00 is 09:00Z, whatever the offset it is written in
     (the start is inside the window, the end outside), as in GraphQL."""
