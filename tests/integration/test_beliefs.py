@@ -202,6 +202,23 @@ async def test_add_states_a_fact_by_hand(caller: Caller) -> None:
     assert datetime.now(UTC) - datetime.fromisoformat(now["fact"]["validFrom"]) < timedelta(minutes=1)
 
 
+async def test_add_needs_the_user_not_a_remembered_turn(caller: Caller) -> None:
+    """A user whose turns were all forgotten still exists: addFact writes; after forgetUser it is
+    unknown (docs/corrections.md#refusals)."""
+    said = await caller.gql(
+        'mutation { remember(input: {userId: "gone", text: "Hi."}, consolidate: false) { interactionId } }'
+    )
+    await caller.gql(
+        "mutation($id: ID!) { forgetInteraction(id: $id) { interactionIds } }",
+        {"id": said["remember"]["interactionId"]},
+    )
+    variables = {"user": "gone", "text": "Gone likes tea.", "kind": "PREFERENCE"}
+    assert (await caller.gql(ADD, variables))["addFact"]["written"] is True
+    await caller.gql('mutation { forgetUser(id: "gone") { userId } }')
+    (error,) = await caller.errors(ADD, variables)
+    assert (error["extensions"]["code"], error["extensions"]["written"]) == ("NOT_FOUND", False)
+
+
 LISTING = """query($user: ID!, $first: Int, $after: String) {
   user(id: $user) { facts(first: $first, after: $after) {
     pageInfo { hasNextPage endCursor } nodes { id status validFrom } } consolidationRuns { nodes { op } } } }"""
