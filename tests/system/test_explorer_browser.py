@@ -641,6 +641,36 @@ def test_changes_by_hand_stay_with_the_fact_on_screen(
     seen.assert_quiet(service.base)
 
 
+FORGET = "mutation($id: ID!) { forgetInteraction(id: $id) { restoredFactIds } }"
+
+
+def test_a_forget_is_named_among_the_changes_of_a_fact(
+    service: KeyedService, browser: Browser, shots: Shots
+) -> None:
+    """Forgetting the turn whose merge replaced facts restores them; each restored fact's audit
+    lists the forget as a person's change, worded like the others (trigger `erasure`)."""
+    story = [_remember(service, "fran", text, n, "food") for n, text in enumerate(STORY[:4])]
+    merged = story[3]["consolidation"]
+    assert merged["action"] == "MERGED" and merged["supersededFactIds"], story
+    restored = service.post(FORGET, {"id": story[3]["interactionId"]})["forgetInteraction"]["restoredFactIds"]
+    assert restored, merged
+    fact = service.post(FACT, {"id": restored[0]})["fact"]
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    seen = Recorder(page)
+    with closing(context), shots.on_failure(page, seen, "erasure-failure"):
+        _sign_in(page, service, service.key)
+        page.evaluate(f"() => {{ window.location.hash = '#/u/fran/facts/{restored[0]}' }}")
+        expect(page.get_by_role("heading", name=fact["text"])).to_be_visible(timeout=30_000)
+        change = page.get_by_test_id("fact-corrections").locator("li[data-trigger=erasure]")
+        expect(change).to_have_count(1, timeout=30_000)
+        expect(change.locator(".badge")).to_have_text("Turn forgotten")
+        change.scroll_into_view_if_needed()
+        shots.take(page, "fact-turn-forgotten")
+    seen.assert_same_origin(service.base)
+    seen.assert_quiet(service.base)
+
+
 # Erin: the sushi story said to agent "chef" in session "dinner" (an episode and its facts), and
 # three notes to agent "planner" in two sessions of its own; each with a topic in its metadata.
 ERIN_FOOD = STORY[:4]

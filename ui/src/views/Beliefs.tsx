@@ -30,7 +30,13 @@ const RECOUNT = { additionalTypenames: ["UserStats"] };
 
 export type Correction = { id: string; op: string; trigger: string; reason?: string | null; by?: string | null; at: string };
 
-const CHANGE_WORDS: Record<string, string> = { correction: "Corrected", retraction: "Retracted", manual: "Added by hand" };
+// Each trigger of a person's run (docs/corrections.md); a forget that changed the fact records `erasure`.
+const CHANGE_WORDS: Record<string, string> = {
+  correction: "Corrected",
+  retraction: "Retracted",
+  manual: "Added by hand",
+  erasure: "Turn forgotten",
+};
 
 /** The changes people made to the fact: what, why, who and when (the audit's corrections). */
 export function Changes({ corrections }: { corrections: Correction[] }) {
