@@ -533,6 +533,8 @@ def test_a_support_session_in_the_explorer(
 
 
 # Dave: two turns and two facts added by hand, which the next test changes in the explorer.
+SCOPED_FACTS = """query($user: ID!, $filter: RecallFilter) { user(id: $user) {
+  facts(first: 100, filter: $filter) { nodes { text agentIds sessionIds } } } }"""
 DAVE_TURNS = ["Dave moved to a flat with a roof terrace.", "Dave starts a new job on Monday."]
 DAVE_FACTS = ["Dave keeps bees on the roof.", "Dave drinks his coffee black."]
 
@@ -606,8 +608,14 @@ def test_changes_by_hand_stay_with_the_fact_on_screen(
         page.get_by_role("link", name="← All facts").click()
         page.get_by_role("button", name="Add a fact…").click()
         page.get_by_label("Statement").fill("Dave grows tomatoes on the terrace.")
+        page.get_by_label("Agent (optional)").fill("desk")
         page.get_by_role("button", name="Add", exact=True).click()
         expect(page.get_by_test_id("fact-list")).to_contain_text("tomatoes", timeout=30_000)
+        # Given an agent and no session, the fact answers in that agent's scope alone.
+        scoped = service.post(SCOPED_FACTS, {"user": "dave", "filter": {"agentIds": ["desk"]}})
+        assert [(f["text"], f["agentIds"], f["sessionIds"]) for f in scoped["user"]["facts"]["nodes"]] == [
+            ("Dave grows tomatoes on the terrace.", ["desk"], [])
+        ]
         expect(facts_shown).to_have_text("2 +1 superseded, 1 retracted", timeout=30_000)
 
         page.get_by_role("link", name="Timeline", exact=True).click()

@@ -19,8 +19,8 @@ const RETRACT = graphql(`
 `);
 
 const ADD = graphql(`
-  mutation AddFact($user: ID!, $text: String!, $kind: FactKind!) {
-    addFact(userId: $user, text: $text, kind: $kind) { written fact { id text } }
+  mutation AddFact($user: ID!, $text: String!, $kind: FactKind!, $agent: String, $session: String) {
+    addFact(userId: $user, text: $text, kind: $kind, agentId: $agent, sessionId: $session) { written fact { id text } }
   }
 `);
 
@@ -108,17 +108,23 @@ export function FactActions({ id, text, onDone }: { id: string; text: string; on
   );
 }
 
-/** State a fact by hand for the user; `onDone` re-reads the list. */
+/** State a fact by hand for the user, in an agent's and a session's scope when given (a blank
+ * field sends none: the fact is then unscoped, docs/scopes.md); `onDone` re-reads the list. */
 export function AddFact({ user, kinds, onDone }: { user: string; kinds: FactKind[]; onDone: () => void }) {
   const [open, setOpen] = useState(false);
   const [text, setText] = useState("");
   const [kind, setKind] = useState<FactKind>("OTHER");
+  const [agent, setAgent] = useState("");
+  const [session, setSession] = useState("");
   const [added, add] = useMutation(ADD);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const done = await add({ user, text, kind }, RECOUNT);
+    const scopes = { agent: agent.trim() || null, session: session.trim() || null };
+    const done = await add({ user, text, kind, ...scopes }, RECOUNT);
     if (!done.error) {
       setText("");
+      setAgent("");
+      setSession("");
       setOpen(false);
       onDone();
     }
@@ -137,6 +143,14 @@ export function AddFact({ user, kinds, onDone }: { user: string; kinds: FactKind
             <option key={option} value={option}>{option.toLowerCase()}</option>
           ))}
         </select>
+      </label>
+      <label>
+        Agent (optional)
+        <input name="agent" value={agent} onChange={(e) => setAgent(e.target.value)} />
+      </label>
+      <label>
+        Session (optional)
+        <input name="session" value={session} onChange={(e) => setSession(e.target.value)} />
       </label>
       {added.error && <ErrorBox error={added.error} />}
       <div className="actions">
