@@ -68,6 +68,16 @@ Written = Literal[False, "unknown"]
 SEVERAL_COMMITS = frozenset({"consolidate"})
 
 
+# Codes of a mutation field that refused to run (its input, an id it cannot see): nothing written.
+REFUSALS = frozenset({ErrorCode.BAD_USER_INPUT.value, ErrorCode.NOT_FOUND.value})
+
+
+def refused_write(error: GraphQLError) -> bool:
+    """Whether a coded error of a mutation is its field's own refusal: raised by the field itself
+    (a path of one key), not by a field of the payload it answered once written."""
+    return len(error.path or ()) == 1 and (error.extensions or {}).get("code") in REFUSALS
+
+
 def outcome_unknown(error: BaseException | None) -> bool:
     """Whether `error`, or an error it was raised from, says a write may have committed."""
     seen: set[int] = set()

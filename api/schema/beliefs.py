@@ -1,27 +1,24 @@
 """Mutations that change what memory believes by hand: correctFact, retractFact, addFact
-(docs/corrections.md). Each answers `written: true` once its one transaction committed; every
-error it raises carries `extensions.written` (false: nothing of it was written)."""
+(docs/corrections.md). Each answers `written: true` once its one transaction committed; a refusal
+carries `extensions.written: false`, as every mutation's does (api/schema/extensions.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
 from datetime import datetime
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import strawberry
 from strawberry.scalars import JSON
 
-from api.errors import ApiError, ErrorCode, not_found
+from api.errors import not_found
 from api.schema.decorators import mutation
 from api.schema.nodes import ID, ConsolidationRun, Fact, Info
 from api.schema.query import UserId, require_user
 from consolidation.beliefs import BeliefChange
-from graph.errors import InvalidInput, NotFound
 from graph.models import Owner
 from graph.validation import require_name
 from graph.vocabulary import FactKind
-
-T = TypeVar("T")
 
 
 @strawberry.type(description="What a correction, a retraction or a fact added by hand wrote.")
@@ -69,19 +66,6 @@ async def _changed(info: Info, owner: Owner, change: Awaitable[BeliefChange]) ->
     return BeliefPayload.of(done)
 
 
-async def _unwritten(work: Awaitable[T]) -> T:
-    """Refusals say that nothing was written."""
-    try:
-        return await work
-    except ApiError as error:
-        error.extensions.setdefault("written", False)
-        raise
-    except NotFound as error:
-        raise ApiError(str(error), ErrorCode.NOT_FOUND, {"written": False}) from error
-    except InvalidInput as error:
-        raise ApiError(str(error), ErrorCode.BAD_USER_INPUT, {"written": False}) from error
-
-
 @strawberry.type
 class BeliefMutations:
     @mutation(
@@ -98,24 +82,18 @@ class BeliefMutations:
             strawberry.argument(description="The user's interaction that states the correction, if any."),
         ] = None,
     ) -> BeliefPayload | None:
-        async def work() -> BeliefPayload:
-            owner = await _fact_owner(info, id)
-            beliefs = info.context.services.engine.beliefs
-            change = beliefs.correct(
-                owner, id, text, reason, by=info.context.who, source_interaction_id=source_interaction_id
-            )
-            return await _changed(info, owner, change)
-
-        return await _unwritten(work())
+        owner = await _fact_owner(info, id)
+        beliefs = info.context.services.engine.beliefs
+        change = beliefs.correct(
+            owner, id, text, reason, by=info.context.who, source_interaction_id=source_interaction_id
+        )
+        return await _changed(info, owner, change)
 
     @mutation(description="Stop believing a fact from now on; it stays, retracted, in the audit trail.")
     async def retract_fact(self, info: Info, id: FactId, reason: Reason) -> BeliefPayload | None:
-        async def work() -> BeliefPayload:
-            owner = await _fact_owner(info, id)
-            change = info.context.services.engine.beliefs.retract(owner, id, reason, by=info.context.who)
-            return await _changed(info, owner, change)
-
-        return await _unwritten(work())
+        owner = await _fact_owner(info, id)
+        change = info.context.services.engine.beliefs.retract(owner, id, reason, by=info.context.who)
+        return await _changed(info, owner, change)
 
     @mutation(description="State a fact by hand, with the caller as its source.")
     async def add_fact(
@@ -143,20 +121,17 @@ class BeliefMutations:
             ),
         ] = None,
     ) -> BeliefPayload | None:
-        async def work() -> BeliefPayload:
-            await require_user(info, user_id)
-            owner = info.context.owner(user_id)
-            beliefs = info.context.services.engine.beliefs
-            change = beliefs.add(
-                owner,
-                text,
-                kind.value,
-                by=info.context.who,
-                valid_from=valid_from,
-                agent_id=agent_id,
-                session_id=session_id,
-                metadata=metadata,
-            )
-            return await _changed(info, owner, change)
-
-        return await _unwritten(work())
+        await require_user(info, user_id)
+        owner = info.context.owner(user_id)
+        beliefs = info.context.services.engine.beliefs
+        change = beliefs.add(
+            owner,
+            text,
+            kind.value,
+            by=info.context.who,
+            valid_from=valid_from,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+        )
+        return await _changed(info, owner, change)

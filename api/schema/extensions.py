@@ -9,7 +9,7 @@ from graphql import GraphQLError, ValidationRule
 from strawberry.extensions import SchemaExtension, query_depth_limiter
 from strawberry.types.execution import ExecutionContext
 
-from api.errors import recode
+from api.errors import recode, refused_write
 from api.request_body import lone_surrogate
 from api.schema.documents import MAX_EXPANDED_FIELDS, Documents
 
@@ -32,11 +32,13 @@ class ErrorCodes(SchemaExtension):
         if result is not None and getattr(result, "errors", None):
             request_id = _request_id(context)
             result.errors = _recoded(result.errors, request_id)
-            if result.data is None and self.documents.runs_mutation(context.query, context.operation_name):
+            if self.documents.runs_mutation(context.query, context.operation_name):
                 # A mutation refused before it ran (validation, a variable's type or value, the
-                # Unicode check): nothing of it was written (docs/api/errors.md#error-codes).
+                # Unicode check), or a field of it refused by its resolver (bad input, not found):
+                # nothing of it was written (docs/api/errors.md#error-codes).
                 for error in result.errors:
-                    error.extensions.setdefault("written", False)
+                    if result.data is None or refused_write(error):
+                        error.extensions.setdefault("written", False)
 
     def on_validate(self) -> Iterator[None]:
         """strawberry's depth limiter raises KeyError on a spread of an undefined fragment, which

@@ -384,3 +384,32 @@ async def test_an_empty_question_names_the_question(raw: Caller, question: str) 
     (error,) = await raw.errors(query, {"q": question})
     assert error["extensions"]["code"] == "BAD_USER_INPUT", error
     assert error["message"].startswith("question must not be empty"), error
+
+
+REFUSED_MUTATIONS = [
+    pytest.param('mutation { remember(input: {userId: "alice", text: " "}) { created } }', "BAD_USER_INPUT",
+                 id="remember blank text"),
+    pytest.param('mutation { remember(input: {userId: "", text: "hi"}) { created } }', "BAD_USER_INPUT",
+                 id="remember blank user"),
+    pytest.param('mutation { rememberBatch(userId: "alice", units: []) { created } }', "BAD_USER_INPUT",
+                 id="rememberBatch empty"),
+    pytest.param('mutation { consolidate(userId: "nobody") { action } }', "NOT_FOUND", id="consolidate"),
+    pytest.param('mutation { forgetInteraction(id: "int_missing") { interactionIds } }', "NOT_FOUND",
+                 id="forgetInteraction"),
+    pytest.param('mutation { forgetUser(id: "nobody") { userId } }', "NOT_FOUND", id="forgetUser"),
+    pytest.param('mutation { forgetUser(id: " ") { userId } }', "BAD_USER_INPUT", id="forgetUser blank"),
+    pytest.param('mutation { retractFact(id: "fact_missing", reason: "r") { written } }', "NOT_FOUND",
+                 id="retractFact"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("query", "code"), REFUSED_MUTATIONS)
+async def test_every_refused_mutation_says_nothing_was_written(
+    raw: Caller, db: Database, query: str, code: str
+) -> None:
+    await raw.gql('mutation { remember(input: {userId: "alice", text: "hello"}) { created } }')
+    before = await count_nodes(db, raw.tenant)
+    (error,) = await raw.errors(query)
+    assert error["extensions"]["code"] == code, error
+    assert error["extensions"]["written"] is False, error
+    assert await count_nodes(db, raw.tenant) == before

@@ -17,7 +17,7 @@ from neo4j.exceptions import (
     ServiceUnavailable,
 )
 
-from api.errors import ErrorCode, recode, unavailable_write
+from api.errors import ErrorCode, recode, refused_write, unavailable_write
 from api.mcp.errors import tool_error
 from api.responses import error_body
 from graph.database import Database, translate
@@ -119,6 +119,17 @@ def test_a_refusal_says_written_false_unless_told() -> None:
     assert cut["extensions"]["written"] == "unknown"
     (limited,) = cast(list[dict[str, Any]], error_body("slow", ErrorCode.RATE_LIMITED, "r")["errors"])
     assert "written" not in limited["extensions"]
+
+
+def test_only_a_mutation_fields_own_refusal_is_unwritten() -> None:
+    def coded(code: ErrorCode, path: list[str | int]) -> GraphQLError:
+        return GraphQLError("no", path=path, extensions={"code": code.value})
+
+    assert refused_write(coded(ErrorCode.NOT_FOUND, ["forgetUser"]))
+    assert refused_write(coded(ErrorCode.BAD_USER_INPUT, ["alias"]))
+    # A field of a payload fails after its mutation wrote: the write is not what failed.
+    assert not refused_write(coded(ErrorCode.NOT_FOUND, ["remember", "interaction"]))
+    assert not refused_write(coded(ErrorCode.INTERNAL, ["remember"]))
 
 
 def _line(tool: str, error: BaseException) -> str:
