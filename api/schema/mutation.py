@@ -22,6 +22,7 @@ from consolidation.types import Remembered, Unit
 from consolidation.writing.checks import CheckedBatch, check_batch
 from graph import models
 from graph.models import Owner
+from graph.validation import require_name
 
 
 @strawberry.input(description="One interaction as an agent sends it.")
@@ -231,6 +232,7 @@ class Mutation(BeliefMutations):
     async def forget_interaction(
         self, info: Info, id: Annotated[ID, strawberry.argument(description="The interaction.")]
     ) -> ForgetInteractionPayload | None:
+        require_name("id", id)
         found = await info.context.loaders.interactions.load(id)
         if found is None:
             raise not_found("interaction", id)

@@ -34,6 +34,7 @@ from api.schema.recall import Answer, BudgetInput, MinScore, Recall
 from api.schema.records import from_record
 from api.schema.user import AsOf, User
 from graph.errors import NotFound
+from graph.validation import require_name
 
 
 async def require_user(info: Info, user_id: str) -> User:
@@ -59,6 +60,7 @@ def _by_id(kind: NodeKind[Any, N], description: str) -> N | None:
     # Returns `object` to strawberry, which takes the field's type from `graphql_type` instead
     # (a type variable there would make the field generic).
     async def resolve(info: Info, id: NodeId) -> object:
+        require_name("id", id)
         found = await kind.load(info, id)
         if found is None:
             raise not_found(kind.name, id)
@@ -183,6 +185,7 @@ class Query:
     async def forget_interaction_preview(
         self, info: Info, id: Annotated[ID, strawberry.argument(description="The interaction.")]
     ) -> ForgetInteractionPreview | None:
+        require_name("id", id)
         found = await info.context.loaders.interactions.load(id)
         if found is None:
             return None
@@ -207,6 +210,7 @@ class Query:
 
     @resolver(description="Any memory node by its globally unique id (Relay).")
     async def node(self, info: Info, id: NodeId) -> Node | None:
+        require_name("id", id)
         found = await load_node(info, id)
         if found is None:
             raise not_found("node", id)

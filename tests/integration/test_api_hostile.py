@@ -413,3 +413,24 @@ async def test_every_refused_mutation_says_nothing_was_written(
     assert error["extensions"]["code"] == code, error
     assert error["extensions"]["written"] is False, error
     assert await count_nodes(db, raw.tenant) == before
+
+
+BY_ID = [
+    "mutation($id: ID!) { forgetInteraction(id: $id) { interactionIds } }",
+    'mutation($id: ID!) { correctFact(id: $id, text: "t", reason: "r") { written } }',
+    "query($id: ID!) { forgetInteractionPreview(id: $id) { interactions { id } } }",
+    "query($id: ID!) { interaction(id: $id) { id } }",
+    "query($id: ID!) { fact(id: $id) { id } }",
+    "query($id: ID!) { episode(id: $id) { id } }",
+    "query($id: ID!) { consolidationRun(id: $id) { id } }",
+    "query($id: ID!) { node(id: $id) { id } }",
+]
+
+
+@pytest.mark.parametrize("query", BY_ID)
+@pytest.mark.parametrize("blank", ["", "  "])
+async def test_a_blank_id_is_bad_input_everywhere(raw: Caller, query: str, blank: str) -> None:
+    (error,) = await raw.errors(query, {"id": blank})
+    assert (error["extensions"]["code"], error["message"]) == ("BAD_USER_INPUT", "id must not be empty"), (
+        error
+    )
