@@ -23,6 +23,7 @@ from api.context import services_of
 from api.errors import UNAVAILABLE_MESSAGE, UNAVAILABLE_TYPES, ErrorCode
 from api.middleware.authentication import principal_of
 from api.middleware.request_id import request_id_of
+from api.request_body import repeated_parameter
 from api.responses import error_response
 from consolidation.portability import dump
 from graph.errors import InvalidInput
@@ -52,6 +53,9 @@ async def _respond(request: Request) -> Response:
     request_id = request_id_of(request.scope)
     principal = principal_of(request.scope)
     assert principal is not None, "the authentication middleware runs first"
+    repeated = repeated_parameter(request.query_params, ["user"])
+    if repeated is not None:
+        return error_response(repeated, ErrorCode.BAD_USER_INPUT, request_id)
     user = request.query_params.get("user")
     if user is None:
         return error_response("the query parameter `user` is required", ErrorCode.BAD_USER_INPUT, request_id)

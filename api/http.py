@@ -57,6 +57,8 @@ from api.settings import ApiSettings
 from api.websocket import GuardedTransportWS
 
 log = logging.getLogger("api.http")
+# What a GET request's query string may carry, each at most once.
+GET_PARAMETERS = ("query", "variables", "operationName", "extensions")
 
 
 class MemoryGraphQL(GraphQL[Context, None]):
@@ -149,6 +151,11 @@ class GraphQLEndpoint:
 
     async def _respond(self, request: Request) -> Response:
         media, request_id = media_of(request.scope), request_id_of(request.scope)
+        if request.method == "GET":
+            repeated = request_body.repeated_parameter(request.query_params, GET_PARAMETERS)
+            if repeated is not None:
+                code = ErrorCode.BAD_USER_INPUT
+                return error_response(repeated, code, request_id, media=media, status=400)
         operation = await requested_operation(request)
         problem = None if operation is None else operation_problem(self.view.documents, *operation)
         if problem is not None:

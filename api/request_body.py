@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+
+from starlette.datastructures import QueryParams
 
 # A request nests body -> variables -> input object -> list -> object -> ...: a dozen levels
 # covers every argument of the schema; real clients never come near this bound.
@@ -94,3 +96,13 @@ def _strings(value: object, path: str) -> Iterator[tuple[str, str]]:
                 stack.append((child, f"{where}.{key}"))
         elif isinstance(node, list):
             stack.extend((child, f"{where}[{index}]") for index, child in enumerate(node))
+
+
+def repeated_parameter(params: QueryParams, names: Iterable[str]) -> str | None:
+    """Why a query string is ambiguous, or None: one of the parameters a route reads given more
+    than once (`?user=a&user=b`), which no value of it may silently win."""
+    for name in names:
+        count = len(params.getlist(name))
+        if count > 1:
+            return f"the query parameter `{name}` is given {count} times: give it once"
+    return None

@@ -92,6 +92,24 @@ async def test_get_runs_queries_but_not_mutations(caller: Caller) -> None:
     assert refused.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
 
 
+@pytest.mark.parametrize(
+    "query_string",
+    [
+        "query=%7B__typename%7D&query=%7Bx%7D",
+        "query=query%28%24a%3AInt%29%7B__typename%7D&variables=%7B%7D&variables=%7B%22a%22%3A1%7D",
+        "query=query+A%7B__typename%7D+query+B%7B__typename%7D&operationName=A&operationName=B",
+    ],
+)
+async def test_a_repeated_get_parameter_is_refused(caller: Caller, query_string: str) -> None:
+    headers = {"authorization": f"Bearer {caller.key}", "accept": "application/json"}
+    response = await caller.http.get(f"/graphql?{query_string}", headers=headers)
+    assert response.status_code == 400, response.text
+    (error,) = response.json()["errors"]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    name = query_string.rsplit("&", 1)[1].split("=")[0]
+    assert f"`{name}`" in error["message"], error
+
+
 async def test_malformed_http_requests_are_4xx(caller: Caller) -> None:
     auth = {"authorization": f"Bearer {caller.key}"}
     not_json = await caller.http.post(

@@ -330,6 +330,19 @@ async def test_the_download_serves_the_keys_tenant_only(
     assert posted.status_code == 405
 
 
+async def test_a_repeated_user_parameter_is_refused(caller: Caller, client: httpx.AsyncClient) -> None:
+    """Not the last (or first) value silently: a download of the wrong user is worse than none."""
+    await tell_story(caller, user="alice")
+    await tell_story(caller, user="bob")
+    response = await client.get(
+        "/export?user=alice&user=bob", headers={"authorization": f"Bearer {caller.key}"}
+    )
+    assert response.status_code == 400, response.text
+    (error,) = response.json()["errors"]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "`user`" in error["message"] and "once" in error["message"], error
+
+
 async def test_a_user_whose_turns_were_all_forgotten_downloads_an_empty_export(
     caller: Caller, client: httpx.AsyncClient
 ) -> None:
