@@ -200,6 +200,17 @@ async def test_answer_uses_memory_and_records_a_run(story: Story) -> None:
     assert run["consolidationRun"]["op"] == "answer" and run["consolidationRun"]["provider"] == "offline"
 
 
+async def test_an_answer_says_what_a_fact_and_its_episode_share_once(caller: Caller) -> None:
+    said = await caller.gql(
+        'mutation { remember(input: {userId: "alice", speaker: "alice", text: "My sister is called Anna.",'
+        ' occurredAt: "2024-05-03T09:00:00Z"}, consolidate: true) { consolidation { action factIds } } }'
+    )
+    assert said["remember"]["consolidation"]["factIds"], said  # salient: consolidated at once
+    data = await caller.gql('{ answer(userId: "alice", question: "What is my sister called?") { text } }')
+    text = data["answer"]["text"]
+    assert "Anna" in text and text.count("sister is called Anna") == 1, text
+
+
 INTERACTIONS_PAGE = """query($first: Int, $after: String, $last: Int, $before: String,
                             $since: DateTime, $until: DateTime, $consolidated: Boolean) {
   user(id: "alice") {

@@ -688,6 +688,27 @@ async def test_offline_answer_ranks_evidence_by_shared_words() -> None:
     assert draft.answer.startswith("Caroline talked about a sushi place.")
 
 
+async def test_offline_answer_says_a_sentence_once() -> None:
+    """A fact and the summary it was refined from often say the same sentence."""
+    said = "On 3 May 2024 alice's sister is called Anna."
+    inp = AnswerInput(
+        question="What is alice's sister called?",
+        as_of=None,
+        facts=[EvidenceItem(id="f1", text=said, at=MAY_8)],
+        episodes=[
+            EvidenceItem(id="e1", text=said, at=MAY_8),
+            EvidenceItem(
+                id="e2",
+                text="On 3 May 2024  Alice's sister is called anna!  Her sister lives in Oslo.",
+                at=MAY_8,
+            ),
+        ],
+    )
+    draft = (await OfflineConsolidator().answer(inp)).value
+    assert draft.answer == f"{said} Her sister lives in Oslo."
+    assert draft.used_ids == ["f1", "e1", "e2"]  # each still stated it
+
+
 async def test_offline_answer_respects_as_of_and_empty_evidence() -> None:
     later = EvidenceItem(id="f9", text="Caroline can't stand sushi.", at=SEPT_1)
     inp = AnswerInput(question="Does Caroline like sushi?", as_of=datetime(2023, 6, 1), facts=[later])

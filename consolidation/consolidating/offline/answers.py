@@ -1,7 +1,8 @@
 """Answers: the evidence items sharing the most content words with the question.
 
 Facts, then episodes, then interactions; the top three, joined; their ids are the used ids. A
-sentence that states a withdrawn belief is left out of its item first (`without_withdrawn`).
+sentence that states a withdrawn belief is left out of its item first (`without_withdrawn`), and a
+sentence said already (a fact and its episode's summary) is said once (`unrepeated`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,27 @@ def answer(inp: AnswerInput) -> AnswerDraft:
     top = [item for _, item in ranked[:ANSWER_TOP]]
     if not top:
         return AnswerDraft(answer="The memory holds nothing relevant to this question.", used_ids=[])
-    return AnswerDraft(answer=" ".join(item.text for item in top), used_ids=[i.id for i in top])
+    return AnswerDraft(answer=" ".join(unrepeated([item.text for item in top])), used_ids=[i.id for i in top])
+
+
+def unrepeated(texts: list[str]) -> list[str]:
+    """The texts less every sentence said before, compared without case, spacing or final
+    punctuation; a text with nothing new is left out, one with no repeat kept as it is."""
+    seen: set[str] = set()
+    kept = []
+    for text in texts:
+        said = sentences(text)
+        new = []
+        for sentence in said:
+            key = " ".join(sentence.casefold().rstrip(".!?").split())
+            if key not in seen:
+                seen.add(key)
+                new.append(sentence)
+        if len(new) == len(said):
+            kept.append(text)
+        elif new:
+            kept.append(" ".join(new))
+    return kept
 
 
 def _visible(item: EvidenceItem, as_of: datetime | None) -> bool:
