@@ -40,7 +40,7 @@ from rich.console import Console
 from rich.table import Table
 
 from graph.cypher import statements_in
-from graph.errors import GraphError, QueryFailed, StoreUnavailable
+from graph.errors import GraphError, InvalidInput, QueryFailed, StoreUnavailable
 
 if TYPE_CHECKING:
     from graph.database import Database, Row
@@ -366,11 +366,15 @@ def run_command(
     """
     import asyncio
 
+    from graph.validation import require_name
+
     try:
         analytic = find(name)
         params = with_tenant(analytic, parse_assignments(analytic, param or []), tenant)
         bind(analytic, params)  # refuse bad input before connecting
-    except AnalyticsError as error:
+        if isinstance(params.get("tenant"), str):
+            require_name("tenant", params["tenant"])  # a blank one would read nothing
+    except (AnalyticsError, InvalidInput) as error:
         _fail(str(error))
     if "tenant" in params:
         typer.echo(f"tenant: {params['tenant']}", err=True)

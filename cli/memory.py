@@ -145,7 +145,9 @@ def recall(
     from consolidation.types import Budgets
     from graph.errors import NotFound
     from graph.models import Owner
+    from graph.validation import require_owner
 
+    require_owner(tenant, user)  # before anything connects, as ingest does
     console = Console()
     owner = Owner(tenant, user)
 

@@ -251,6 +251,10 @@ def keys_list(
     as_json: bool = typer.Option(False, "--json", help="Print JSON lines."),
 ) -> None:
     """List keys (never their secrets)."""
+    from graph.validation import require_name
+
+    if tenant is not None:
+        require_name("tenant", tenant)  # else an empty list, as for a tenant without keys
     for key in _with_keys(lambda keys: keys.list(tenant)):
         if as_json:
             typer.echo(json.dumps(_describe(key)))
@@ -263,6 +267,9 @@ def keys_list(
 def keys_revoke(key_id: str = typer.Argument(..., help="The key's id (from `recmem keys list`).")) -> None:
     """Revoke a key: every request with it is refused from now on. A key revoked already keeps
     its first revocation time, and the command says so with status 1."""
+    from graph.validation import require_name
+
+    require_name("key id", key_id)
     done = _with_keys(lambda keys: keys.revoke(key_id))
     key = done.key
     if done.already:

@@ -259,6 +259,26 @@ def test_ingest_refuses_a_blank_user_or_tenant_before_it_starts(
     assert lines[-1] == f"error: {field} must not be empty", lines
 
 
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (("recall", "sushi", "--user", "  "), "user_id"),
+        (("recall", "sushi", "--user", ""), "user_id"),
+        (("recall", "sushi", "--user", "alice", "--tenant", " "), "tenant"),
+        (("keys", "list", "--tenant", "  "), "tenant"),
+        (("keys", "create", "--tenant", " "), "tenant"),
+        (("keys", "create", "--tenant", "demo", "--name", " "), "key name"),
+        (("keys", "revoke", " "), "key id"),
+        (("cypher", "run", "facts_by_kind_status", "--tenant", " "), "tenant"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, tuple) else v,
+)
+def test_a_blank_id_is_refused_before_anything_connects(args: tuple[str, ...], field: str) -> None:
+    """As ingest refuses one: recall said "unknown user ' '" and `keys list` printed nothing."""
+    env = {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{closed_port()}", "RECMEM_NEO4J_RETRY_SECONDS": "0.5"}
+    assert run(*args, env=env) == (2, [f"error: {field} must not be empty"])
+
+
 @pytest.mark.parametrize("option", ["--as-of", "--asked-at"])
 @pytest.mark.parametrize(
     ("value", "problem"),
