@@ -31,7 +31,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import date, datetime, time
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -39,6 +39,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from cli.moments import read_moment
 from graph.cypher import statements_in
 from graph.errors import GraphError, InvalidInput, QueryFailed, StoreUnavailable
 
@@ -152,18 +153,6 @@ def _to_bool(raw: str) -> bool:
     raise ValueError(f"expected one of {sorted(_TRUE | _FALSE)}")
 
 
-def _to_datetime(raw: str) -> datetime:
-    parsed = datetime.fromisoformat(raw.strip())
-    # Naive values would reach Neo4j as LOCAL DATETIME, which never compares equal to the graph's
-    # zoned DATETIMEs; the graph is UTC throughout, so UTC is the only sensible reading.
-    parsed = parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-    try:
-        parsed.astimezone(UTC)
-    except OverflowError:
-        raise ValueError("outside the years 1 to 9999 in UTC") from None
-    return parsed
-
-
 def _to_integer(raw: str) -> int:
     value = int(raw)
     if not -(2**63) <= value < 2**63:
@@ -176,7 +165,7 @@ CONVERTERS: dict[str, Callable[[str], Any]] = {
     "integer": _to_integer,
     "float": float,
     "boolean": _to_bool,
-    "datetime": _to_datetime,
+    "datetime": read_moment,
 }
 
 

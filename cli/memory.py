@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+
+from cli.moments import OffCalendar, read_moment
 
 # The bounds the API sets (graph/vocabulary.py: no more than the constants, cheap to import).
 from graph.vocabulary import MAX_BUDGET, MAX_CONTEXT_TOKENS
@@ -95,20 +97,15 @@ async def _remember(engine: MemoryEngine, owner: Owner, units: list[Unit]) -> in
 
 
 def moment(raw: str) -> datetime:
-    """An option's time: ISO 8601 (`2023-05-08`, `2023-05-08T01:30:00Z`, `...+05:00`), read as UTC
-    without an offset and keeping the offset given; anything else is a usage error (status 2)."""
+    """An option's time (see `cli.moments.read_moment`); anything else is a usage error (status 2)."""
     try:
-        parsed = datetime.fromisoformat(raw.strip())
+        return read_moment(raw)
+    except OffCalendar:
+        raise typer.BadParameter(f"{raw!r} is outside the years 1 to 9999 in UTC") from None
     except ValueError:
         raise typer.BadParameter(
             f"not an ISO 8601 date-time: {raw!r} (e.g. 2023-05-08, 2023-05-08T13:56:00+05:00)"
         ) from None
-    parsed = parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-    try:
-        parsed.astimezone(UTC)
-    except OverflowError:
-        raise typer.BadParameter(f"{raw!r} is outside the years 1 to 9999 in UTC") from None
-    return parsed
 
 
 def recall(
