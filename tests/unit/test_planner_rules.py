@@ -34,6 +34,13 @@ WEST = timezone(timedelta(hours=-8))
         ("Which concerts did I attend in the past two months?", date(2023, 4, 13), date(2023, 6, 15)),
         ("What did Jon do in 2022?", date(2022, 1, 1), date(2023, 1, 1)),
         ("What did I cook last month?", date(2023, 5, 1), date(2023, 6, 1)),
+        # A weekday: the latest one before the day asked ("last": never the day itself).
+        ("Who did I meet last Monday?", date(2023, 6, 12), date(2023, 6, 13)),
+        ("Where did I eat last Wednesday?", date(2023, 6, 7), date(2023, 6, 8)),
+        ("What did I buy this past Friday?", date(2023, 6, 9), date(2023, 6, 10)),
+        ("What did I cook on Saturday?", date(2023, 6, 10), date(2023, 6, 11)),
+        # "on <weekday>" asked that weekday is the day itself.
+        ("What did I do on Wednesday?", date(2023, 6, 14), date(2023, 6, 15)),
     ],
 )
 def test_a_window_resolves_against_the_day_asked(question: str, start: date, end: date) -> None:
@@ -92,6 +99,14 @@ def test_the_same_words_resolve_to_another_window_on_another_day() -> None:
     later = plan_question("What did I do last week?", datetime(2024, 1, 3, tzinfo=UTC)).window
     assert later is not None
     assert later.start.date() == date(2023, 12, 25)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What do I do on Sundays?", "How long after Holi was the Sunday mass?", "Is the shop open Tuesday?"],
+)
+def test_a_weekday_without_on_or_last_is_no_window(question: str) -> None:
+    assert plan_question(question, ASKED).window is None
 
 
 def test_an_event_the_rules_cannot_date_is_kept_unresolved() -> None:

@@ -29,6 +29,7 @@ _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name
 _MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name and name != "May"}
 _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 # Northern seasons: (first month, months long).
+_WEEKDAYS = [d.lower() for d in calendar.day_name]  # Monday first, as date.weekday() counts
 _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 
 _LATEST = re.compile(
@@ -59,7 +60,7 @@ _NOT_NAMES = (
     | {"if", "and", "or", "but", "so", "since", "before", "after", "last", "this", "ok", "okay", "please"}
     | {"am", "be", "been", "any", "tell", "remind", "list", "give", "show", "describe", "explain"}
     | set(_MONTHS)
-    | {d.lower() for d in calendar.day_name}
+    | set(_WEEKDAYS)
     | set(_SEASONS)
 )
 _NAME = re.compile(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
@@ -181,6 +182,16 @@ def _this(match: re.Match[str], day: date) -> tuple[date, date]:
     return date(day.year, 1, 1), day + timedelta(days=1)
 
 
+def _weekday(match: re.Match[str], day: date) -> tuple[date, date]:
+    """The latest such weekday before the question's day; "on <weekday>" may be the day itself."""
+    wanted = _WEEKDAYS.index(match["weekday"].lower())
+    back = (day.weekday() - wanted) % 7
+    if back == 0 and match["which"].lower() != "on":
+        back = 7
+    start = day - timedelta(days=back)
+    return start, start + timedelta(days=1)
+
+
 def _season(match: re.Match[str], day: date) -> tuple[date, date]:
     """The latest such season that began before the question's day ("last": the one before a
     season under way)."""
@@ -228,6 +239,8 @@ def _today(match: re.Match[str], day: date) -> tuple[date, date]:
 
 _YEAR = r"(?:,?\s+(?P<year>(?:19|20)\d\d))?"
 _SEASON_RE = r"\b(?P<which>last|this|past) (?P<season>spring|summer|autumn|fall|winter)\b"
+# Only "on", "last" or "this past" make a weekday a day: "on Sundays" or "the Sunday mass" is none.
+_WEEKDAY_RE = rf"\b(?P<which>on|last|this past) (?P<weekday>{'|'.join(_WEEKDAYS)})\b"
 _WINDOWS: list[tuple[re.Pattern[str], _Resolve]] = [
     (re.compile(r"\b(the day before yesterday|yesterday)\b", re.I), _yesterday),
     (re.compile(r"\b(today|this morning|tonight|this evening)\b", re.I), _today),
@@ -236,6 +249,7 @@ _WINDOWS: list[tuple[re.Pattern[str], _Resolve]] = [
     (re.compile(r"\b(?:last|past|previous) (?P<unit>weekend|week|month|year)\b", re.I), _last),
     (re.compile(r"\bthis (?P<unit>week|month|year)\b", re.I), _this),
     (re.compile(_SEASON_RE, re.I), _season),
+    (re.compile(_WEEKDAY_RE, re.I), _weekday),
     (re.compile(rf"\b{_MONTH}\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?{_YEAR}\b", re.I), _named_day),
     (re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}{_YEAR}\b", re.I), _named_day),
     (
