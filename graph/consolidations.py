@@ -22,19 +22,22 @@ class ConsolidationStore:
         self.db = db
         self.dimension = dimension
 
-    async def commit(self, owner: Owner, write: ConsolidationWrite) -> None:
-        """One transaction; raises (and writes nothing) on a lost lease or an unknown id."""
+    async def commit(self, owner: Owner, write: ConsolidationWrite) -> list[str]:
+        """One transaction; raises (and writes nothing) on a lost lease or an unknown id. Returns
+        the ids of the facts the new ones replaced: a named fact that began after the new one
+        stays current and ends it instead (docs/design/graph-model.md#replacement)."""
         self._validate(write)
 
-        async def work(tx: AsyncManagedTransaction) -> None:
+        async def work(tx: AsyncManagedTransaction) -> list[str]:
             if write.lease_holder is not None:
                 await require_lease(tx, owner, write.lease_holder)
             await _require_sources(tx, owner, write)
             params = {**owner.params(), "at": write.at}
+            superseded: list[str] = []
             if write.episode is not None:
                 await run(tx, "queries/consolidation/create_episode", params | _episode_params(write.episode))
             if write.facts:
-                await run(
+                rows = await run(
                     tx,
                     "queries/consolidation/create_facts",
                     params
@@ -44,15 +47,17 @@ class ConsolidationStore:
                         "facts": [_fact_row(f) for f in write.facts],
                     },
                 )
+                superseded = list(rows[0]["superseded"])
             if write.consolidated_ids:
                 await run(
                     tx, "queries/consolidation/mark_consolidated", params | {"ids": write.consolidated_ids}
                 )
             await record_runs(tx, owner, write.runs)
             # In the same transaction: the event exists exactly when the consolidation does.
-            await append_event(tx, owner, write)
+            await append_event(tx, owner, write, superseded)
+            return superseded
 
-        await self.db.write_transaction(work)
+        return await self.db.write_transaction(work)
 
     async def record_runs(self, owner: Owner, runs: list[RunWrite]) -> None:
         """Runs that produced nothing (failures, merge refusals), in their own transaction."""

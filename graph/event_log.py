@@ -105,8 +105,11 @@ class EventLog:
         return Page(row["incarnation"], [_event(e) for e in row["events"]])
 
 
-async def append_event(tx: AsyncManagedTransaction, owner: Owner, write: ConsolidationWrite) -> None:
-    """Inside the commit's transaction: the event of a consolidation that wrote an episode version."""
+async def append_event(
+    tx: AsyncManagedTransaction, owner: Owner, write: ConsolidationWrite, superseded: list[str]
+) -> None:
+    """Inside the commit's transaction: the event of a consolidation that wrote an episode version;
+    `superseded`: the facts its new facts replaced."""
     episode = write.episode
     if episode is None:
         return
@@ -121,7 +124,7 @@ async def append_event(tx: AsyncManagedTransaction, owner: Owner, write: Consoli
         "episode_id": episode.id,
         "previous_episode_id": episode.previous_id,
         "fact_ids": [f.id for f in write.facts],
-        "superseded_fact_ids": [old for f in write.facts for old, _ in f.supersedes],
+        "superseded_fact_ids": superseded,
         "consolidated_ids": consolidated,
         # The calls committed with it (episode and facts); a refused merge before them is
         # counted only in the outcome its own process reports.

@@ -252,7 +252,8 @@ class FactContent:
 class FactWrite(FactContent):
     valid_from: datetime
     source_interaction_ids: list[str]
-    # (old fact id, reason): facts this one replaces.
+    # (old fact id, reason): facts this one replaces; one that began after it ends it instead
+    # (docs/design/graph-model.md#replacement).
     supersedes: list[tuple[str, str]] = field(default_factory=list)
 
 

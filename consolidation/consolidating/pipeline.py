@@ -360,14 +360,14 @@ class UnitPipeline:
             facts_run_id=refine_run.id,
             lease_holder=holder,
         )
-        await self.stores.consolidations.commit(owner, write)
+        superseded = await self.stores.consolidations.commit(owner, write)
         return ConsolidationOutcome(
             trigger_id=unit.id,
             action="merged" if previous else "created",
             episode_id=episode.id,
             previous_episode_id=previous.id if previous else None,
             fact_ids=[f.id for f in facts],
-            superseded_fact_ids=[old for f in facts for old, _ in f.supersedes],
+            superseded_fact_ids=superseded,
             consolidated_ids=write.consolidated_ids,
             llm_calls=2,  # the episode's call (create or merge) and refine_facts
             salience=rule,

@@ -214,6 +214,68 @@ async def test_preference_shift_supersedes_and_as_of_sees_the_past(
     assert [h.text for h in before.semantic] == ["Alice loves sushi."]
 
 
+async def test_a_shift_told_out_of_order_keeps_the_later_fact_current(
+    db: Database, owner: Owner, llm: LocalLLMServer
+) -> None:
+    """The preference shift above, its later turns sent first: the earlier fact, though written
+    second and told to replace the later one, ends where that one begins (graph-model.md#replacement)."""
+    engine = llm_engine(db, llm, merge_threshold=0.99, theta_count=2)
+
+    def facts(data: dict[str, Any]) -> list[dict[str, Any]]:
+        last = data["turns"][-1]
+        if "can't stand" in last["text"]:
+            return [{"text": "Alice dislikes sushi.", "kind": "preference", "source_turn_ids": [last["id"]]}]
+        later = [f["id"] for f in data["existing_facts"] if "dislikes sushi" in f["text"]]
+        return [
+            {
+                "text": "Alice loves sushi.",
+                "kind": "preference",
+                "source_turn_ids": [last["id"]],
+                "replaces": later,
+                "reason": "preference shift",
+            }
+        ]
+
+    llm.set_responder(by_task(create_episode=episode_reply("Sushi"), refine_facts=facts_reply(facts)))
+    await engine.remember(owner, unit("Honestly I can't stand sushi dinner any more", 60))
+    await engine.remember(owner, unit("Sushi dinner? I can't stand sushi any more", 61))
+    await engine.remember(owner, unit("I love sushi, sushi is my favourite dinner", 0))
+    told = await engine.remember(owner, unit("I love sushi dinner so much", 1))
+    assert told.consolidation is not None and told.consolidation.superseded_fact_ids == []
+    rows = await db.driver.execute_query(
+        """MATCH (f:Fact {tenant: $t}) OPTIONAL MATCH (f)-[s:SUPERSEDES]->(old:Fact)
+           RETURN f.text AS text, f.status AS status, f.valid_from AS since, f.valid_to AS until,
+                  old.text AS replaced, s.reason AS reason ORDER BY since""",
+        t=owner.tenant,
+        database_=db.name,
+    )
+    assert [
+        (
+            r["text"],
+            r["status"],
+            r["since"].to_native(),
+            r["until"] and r["until"].to_native(),
+            r["replaced"],
+            r["reason"],
+        )
+        for r in rows.records
+    ] == [
+        ("Alice loves sushi.", "superseded", T0 + timedelta(days=1), T0 + timedelta(days=61), None, None),
+        (
+            "Alice dislikes sushi.",
+            "active",
+            T0 + timedelta(days=61),
+            None,
+            "Alice loves sushi.",
+            "preference shift",
+        ),
+    ]
+    now = await engine.recall(owner, "does Alice like sushi")
+    assert [h.text for h in now.semantic] == ["Alice dislikes sushi."]
+    before = await engine.recall(owner, "does Alice like sushi", as_of=T0 + timedelta(days=30))
+    assert [h.text for h in before.semantic] == ["Alice loves sushi."]
+
+
 async def test_invented_and_foreign_fact_ids_are_ignored(
     db: Database, owner: Owner, llm: LocalLLMServer
 ) -> None:

@@ -12,6 +12,7 @@ from graph.consolidations import ConsolidationStore
 from graph.database import Database
 from graph.episodes import EpisodeStore
 from graph.errors import InvalidInput, LeaseLost, NotFound
+from graph.event_log import EventLog
 from graph.facts import FactStore
 from graph.interactions import InteractionStore
 from graph.leases import LeaseStore
@@ -189,6 +190,45 @@ async def test_supersession_closes_validity_and_as_of_reads_the_past(
     provenance = await facts.provenance(owner, new.id)
     assert [(r.fact.id, r.reason) for r in provenance.supersedes] == [(old.id, "preference shift")]
     assert [r.fact.id for r in (await facts.provenance(owner, old.id)).superseded_by] == [new.id]
+
+
+async def test_a_fact_said_before_the_one_it_replaces_ends_where_that_one_begins(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
+    """Turns consolidated out of time order: a new fact replaces the facts dated no later than it
+    from its own start; one dated after it stays current and ends it instead, so no validity
+    ends before it begins and the history reads in valid time (docs/design/graph-model.md#times)."""
+    ids = await seed(db, owner, embedder, ["I love sushi", "I can't stand sushi", "sushi is fine"])
+    t1, t20, t40 = (T0 + timedelta(days=d) for d in (1, 20, 40))
+    _, first = await commit_episode_with_fact(db, owner, embedder, ids[:1], "Alice loves sushi.", t1)
+    _, last = await commit_episode_with_fact(db, owner, embedder, ids[1:2], "Alice dislikes sushi.", t40)
+    named = [(first.id, "taste changed"), (last.id, "taste changed again")]
+    _, middle = await commit_episode_with_fact(
+        db, owner, embedder, ids[2:], "Alice finds sushi fine.", t20, supersedes=named
+    )
+    facts = FactStore(db, DIMENSION)
+    stored = {f.id: f for f in await facts.get(owner, [first.id, middle.id, last.id])}
+    assert [
+        (stored[f.id].status, stored[f.id].valid_from, stored[f.id].valid_to) for f in (first, middle, last)
+    ] == [
+        ("superseded", t1, t20),
+        ("superseded", t20, t40),
+        ("active", t40, None),
+    ]
+    query = vec(embedder, "alice sushi")
+    for as_of, held in ((T0, []), (t1, first.id), (t40 - timedelta(seconds=1), middle.id), (t40, last.id)):
+        found = [h.item.id for h in await facts.search(owner, query, 10, as_of=as_of)]
+        assert found == ([held] if held else []), as_of
+    assert [h.item.id for h in await facts.search(owner, query, 10)] == [last.id]
+    # The audit keeps both replacements, each edge at the end of the fact it closes.
+    chain = await facts.provenance(owner, middle.id)
+    assert [(r.fact.id, r.reason, r.at) for r in chain.supersedes] == [(first.id, "taste changed", t20)]
+    assert [(r.fact.id, r.reason, r.at) for r in chain.superseded_by] == [
+        (last.id, "taste changed again", t40)
+    ]
+    # The consolidation's event names the fact it replaced, not the one that stays current.
+    events = (await EventLog(db).since(owner, 0)).events
+    assert [e.superseded_fact_ids for e in events] == [[], [], [first.id]]
 
 
 async def _graph_size(db: Database, owner: Owner) -> tuple[int, int]:

@@ -1,6 +1,6 @@
 // New facts with their provenance: DERIVED_FROM the episode and the exact interactions that state
 // them; SUPERSEDES closes each replaced fact's validity. Its scopes are those of the interactions
-// it rests on (docs/scopes.md#inheritance).
+// it rests on (docs/scopes.md#inheritance). Returns the ids of the facts they replaced.
 // The user's lexical statistics count them; they get the user's next vector number
 // (interactions/write_batch.cypher).
 MATCH (u:User {tenant: $tenant, id: $user_id})
@@ -28,11 +28,28 @@ CALL (f, r) {
   MATCH (i:Interaction {tenant: $tenant, user_id: $user_id, id: source_id})
   CREATE (f)-[:DERIVED_FROM {run_id: $run_id}]->(i)
 }
+// A replacement takes effect at the later of the two starts (docs/design/graph-model.md#replacement):
+// a fact it names that began no later than it ends where it begins ...
 CALL (f, r) {
   UNWIND r.supersedes AS s
   MATCH (old:Fact {tenant: $tenant, user_id: $user_id, id: s.id, status: 'active'})
+  WHERE old.valid_from <= f.valid_from
   SET old.status = 'superseded', old.valid_to = f.valid_from
   CREATE (f)-[:SUPERSEDES {at: f.valid_from, reason: s.reason, run_id: $run_id}]->(old)
+  RETURN collect(old.id) AS replaced
+}
+// ... and one that began after it (said later, consolidated first) stays current and ends it
+// instead, at the earliest such start: the new fact takes its place in the history before them.
+CALL (f, r) {
+  UNWIND r.supersedes AS s
+  MATCH (later:Fact {tenant: $tenant, user_id: $user_id, id: s.id, status: 'active'})
+  WHERE later.valid_from > f.valid_from
+  WITH f, collect({fact: later, reason: s.reason}) AS laters, min(later.valid_from) AS ends
+  SET f.status = 'superseded', f.valid_to = ends
+  WITH f, laters, ends
+  UNWIND laters AS l
+  WITH f, ends, l.fact AS later, l.reason AS reason
+  CREATE (later)-[:SUPERSEDES {at: ends, reason: reason, run_id: $run_id}]->(f)
 }
 // Its scopes: the union of the exact interactions' (graph/scopes.py), else the episode's.
 CALL (f, e) {
@@ -44,4 +61,4 @@ CALL (f, e) {
   RETURN collect(token) AS scopes
 }
 SET f.scopes = scopes
-RETURN count(f) AS created
+RETURN count(f) AS created, reduce(ids = [], done IN collect(replaced) | ids + done) AS superseded
