@@ -172,6 +172,40 @@ async def test_retract_closes_the_fact_keeps_it_audited(caller: Caller) -> None:
         assert "retracted" in error["message"]
 
 
+async def test_a_change_to_a_fact_that_holds_later_takes_effect_when_it_begins(caller: Caller) -> None:
+    """A fact whose validFrom lies ahead, corrected or retracted now, ends where it begins, never
+    before: it held for no instant, and the correction holds from that start, as a replacement
+    that consolidation writes does (docs/design/graph-model.md#replacement)."""
+    await tell_story(caller)
+    start = datetime(2999, 1, 1, tzinfo=UTC)
+    planned = []
+    for text in ("Alice will live in Lyon.", "Alice will live in Rome."):
+        variables = {"user": "alice", "text": text, "kind": "PLAN", "from": start.isoformat()}
+        planned.append((await caller.gql(ADD, variables))["addFact"]["fact"]["id"])
+    corrected = await caller.gql(
+        CORRECT, {"id": planned[0], "text": "Alice will live in Nice.", "reason": "r"}
+    )
+    retracted = (await caller.gql(RETRACT, {"id": planned[1], "reason": "cancelled"}))["retractFact"]
+    new, old = corrected["correctFact"]["fact"], corrected["correctFact"]["changedFact"]
+    for changed in (old, retracted["changedFact"]):
+        assert (
+            datetime.fromisoformat(changed["validTo"])
+            == datetime.fromisoformat(changed["validFrom"])
+            == start
+        )
+    assert (new["status"], datetime.fromisoformat(new["validFrom"]), new["validTo"]) == (
+        "ACTIVE",
+        start,
+        None,
+    )
+    audited = (await caller.gql(AUDIT, {"id": old["id"]}))["fact"]
+    assert audited["supersededBy"] == [{"reason": "r", "fact": {"id": new["id"], "text": new["text"]}}]
+    # As of now neither plan holds yet; from its start, the correction alone.
+    query = "Where will Alice live, Lyon, Nice or Rome?"
+    assert not {*planned, new["id"]} & await _recalled(caller, query, datetime.now(UTC))
+    assert await _recalled(caller, query, start) & {*planned, new["id"]} == {new["id"]}
+
+
 async def test_add_states_a_fact_by_hand(caller: Caller) -> None:
     await tell_story(caller)
     start = T0 + timedelta(days=30)
