@@ -148,6 +148,9 @@ class Forgotten:
     rebuilt_episode_ids: list[str]
     rebuilt_fact_ids: list[str]
     restored_fact_ids: list[str]
+    # The person's run that records the forget, in the audit of every surviving belief it changed;
+    # None when nothing surviving changed and no run was written.
+    record_run_id: str | None
 
 
 # The plan's lists decode their items with the touches' decoders (graph/records.py: nesting).
@@ -248,7 +251,7 @@ class ForgetStore:
             if derived:
                 await _rescope(tx, params, erasure, derived[0])
             await record_runs(tx, owner, erasure.runs)
-            await _record(tx, owner, erasure.record, restored_ids, relinks)
+            record_run_id = await _record(tx, owner, erasure.record, restored_ids, relinks)
             return Forgotten(
                 interaction_ids=[erasure.interaction_id],
                 episode_ids=erasure.episode_ids,
@@ -257,6 +260,7 @@ class ForgetStore:
                 rebuilt_episode_ids=[e.id for e in erasure.episode_rewrites],
                 rebuilt_fact_ids=[f.id for f in erasure.fact_rewrites],
                 restored_fact_ids=restored_ids,
+                record_run_id=record_run_id,
             )
 
         return await self.db.write_transaction(work)
@@ -358,13 +362,15 @@ async def _record(
     record: RunWrite,
     restored: list[str],
     relinks: list[dict[str, str]],
-) -> None:
+) -> str | None:
     """The person's run, reading what the forget rebuilt, restored or re-pointed (both ends of a
-    contracted chain); none when no surviving fact or episode changed."""
+    contracted chain); none when no surviving fact or episode changed. Returns its id, if written."""
     contracted = [i for r in relinks for i in (r["old_id"], r["survivor_id"])]
     changed = list(dict.fromkeys([*record.read_ids, *restored, *contracted]))
-    if changed:
-        await record_runs(tx, owner, [replace(record, read_ids=changed)])
+    if not changed:
+        return None
+    await record_runs(tx, owner, [replace(record, read_ids=changed)])
+    return record.id
 
 
 async def _rewrite(tx: AsyncManagedTransaction, params: dict[str, Any], erasure: InteractionErasure) -> None:

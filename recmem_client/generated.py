@@ -373,6 +373,9 @@ class InteractionForgotten:
     rebuilt_fact_ids: tuple[str, ...]
     # Facts current again: erased facts had superseded them and no surviving fact replaced those.
     restored_fact_ids: tuple[str, ...]
+    # The person's run recording this forget (op forget_interaction, trigger erasure), listed in the
+    # audit of every surviving fact it changed; null when nothing surviving changed.
+    record_run_id: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -785,6 +788,7 @@ FORGET_INTERACTION: Document[ForgetInteractionVariables, InteractionForgotten] =
     text="""mutation ForgetInteraction($id: ID!) { forgetInteraction(id: $id) { ...InteractionForgotten } }
 fragment InteractionForgotten on ForgetInteractionPayload {
   interactionIds episodeIds factIds runIds rebuiltEpisodeIds rebuiltFactIds restoredFactIds
+  recordRunId
 }""",
 )
 

@@ -207,6 +207,13 @@ class Forgotten(BaseModel):
     restored_fact_ids: list[str] = Field(
         description="Facts current again (erased facts had replaced them; nothing surviving replaced those)."
     )
+    record_run_id: str | None = Field(
+        description=(
+            "The person's run recording this forget (op forget_interaction, trigger erasure), in the "
+            "corrections of every surviving fact it changed (audit_fact); null when nothing "
+            "surviving changed."
+        )
+    )
 
 
 class UserStats(BaseModel):

@@ -119,6 +119,12 @@ class ForgetInteractionPayload:
             "Facts current again: erased facts had superseded them and no surviving fact replaced those."
         )
     )
+    record_run_id: ID | None = strawberry.field(
+        description=(
+            "The person's run recording this forget (op forget_interaction, trigger erasure), listed "
+            "in the audit of every surviving fact it changed; null when nothing surviving changed."
+        )
+    )
 
     @staticmethod
     def of(f: Forgotten) -> ForgetInteractionPayload:

@@ -27,7 +27,7 @@ from tests.support.engines import DIMENSION, engine_settings
 
 WHO = "desk (key_123)"
 FORGET = """mutation($id: ID!) { forgetInteraction(id: $id) {
-  interactionIds episodeIds factIds runIds rebuiltEpisodeIds rebuiltFactIds restoredFactIds } }"""
+  interactionIds episodeIds factIds runIds rebuiltEpisodeIds rebuiltFactIds restoredFactIds recordRunId } }"""
 
 
 async def _graph(db: Database, query: str, **params: Any) -> list[dict[str, Any]]:
@@ -527,6 +527,12 @@ async def test_a_forget_that_restores_facts_is_in_their_audit(db: Database, call
     # It holds nothing of the forgotten turn: neither its text nor its id.
     assert not any(turns[3] in str(v) or "stand" in str(v) for v in run.values())
     assert run["id"] not in result["runIds"]
+    # The answer names it, so the caller can go from the forget to its audit.
+    assert result["recordRunId"] == run["id"]
+    recorded = await caller.gql(
+        "query($id: ID!) { node(id: $id) { ... on ConsolidationRun { op trigger } } }", {"id": run["id"]}
+    )
+    assert recorded["node"] == {"op": "forget_interaction", "trigger": "erasure"}
     for fact_id in created["factIds"]:
         fact = (await caller.gql(CORRECTIONS, {"id": fact_id}))["fact"]
         assert fact["status"] == "ACTIVE"
@@ -550,8 +556,10 @@ async def test_a_forget_that_changes_no_surviving_belief_records_nothing(
     hello, rex = [s.id for s in await InteractionStore(db, DIMENSION).write_batch(owner, items)]
     (fact,) = await _facts_in_turn(db, owner, embedder, 1, rex, [("Alice's dog is called Rex.", [])])
     forgetter = _forgetter(db, embedder)
-    assert (await forgetter.forget_interaction(owner, hello, by=WHO)).fact_ids == []
-    assert (await forgetter.forget_interaction(owner, rex, by=WHO)).fact_ids == [fact]
+    first = await forgetter.forget_interaction(owner, hello, by=WHO)
+    assert (first.fact_ids, first.record_run_id) == ([], None)
+    second = await forgetter.forget_interaction(owner, rex, by=WHO)
+    assert (second.fact_ids, second.record_run_id) == ([fact], None)
     assert await _graph(db, FORGET_RUNS, tenant=owner.tenant) == []
 
 
@@ -574,6 +582,7 @@ async def test_a_forget_is_in_the_audit_of_every_fact_whose_belief_it_changed(
     assert forgotten.restored_fact_ids == [g0]
     (row,) = await _graph(db, FORGET_RUNS, tenant=owner.tenant)
     assert sorted(row["read"]) == sorted([g0, f0, f2]) and row["run"]["by"] == WHO
+    assert forgotten.record_run_id == row["run"]["id"]
     facts = FactStore(db, DIMENSION)
     for fact_id in (g0, f0, f2):
         corrections = (await facts.provenance(owner, fact_id)).corrections

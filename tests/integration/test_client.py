@@ -248,6 +248,7 @@ async def test_every_method_end_to_end(open_client: Opener, live: str, tenant: T
 
         forgotten = await memory.forget_interaction(ids[4])
         assert forgotten.interaction_ids == (ids[4],) and forgotten.episode_ids == ()
+        assert forgotten.record_run_id is None  # no surviving belief changed: nothing records it
         with pytest.raises(NotFound):
             await memory.forget_interaction(ids[4])
         gone = await memory.forget_user("alice")

@@ -228,6 +228,7 @@ async def test_story_facts_answer_audit_stats_and_forget(live: str, key: str) ->
         forgotten = await call(mcp, "forget_interaction", interaction_id=ids[4])
         assert forgotten["interaction_ids"] == [ids[4]]
         assert forgotten["fact_ids"] == [] and forgotten["episode_ids"] == []
+        assert forgotten["record_run_id"] is None  # nothing surviving changed: no record
         after = await call(mcp, "user_stats", user_id="alice")
         assert after["interactions"] == 4 and after["unconsolidated"] == 0
         assert after["runs"] == stats["runs"] + 2  # no surviving belief changed: nothing records it
@@ -246,6 +247,7 @@ async def test_story_facts_answer_audit_stats_and_forget(live: str, key: str) ->
             "person",
         )
         assert record["by"] and record["reason"] is None
+        assert undone["record_run_id"] == record["id"]  # the answer leads to the audit
 
 
 # -- errors ---------------------------------------------------------------------------------------
