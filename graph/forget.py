@@ -231,8 +231,10 @@ class ForgetStore:
                 params | {"id": erasure.interaction_id, "person": PERSON_PROVIDER},
             )
             await self._remove(tx, params, "Fact", erasure.fact_ids, quantized)
+            mended: list[str] = []
             for episode_id in erasure.episode_ids:
-                await run(tx, "queries/forget/mend_episode_chain", params | {"id": episode_id})
+                rows = await run(tx, "queries/forget/mend_episode_chain", params | {"id": episode_id})
+                mended += [i for row in rows for i in row["mended"]]
             await self._remove(tx, params, "Episode", erasure.episode_ids, quantized)
             if erasure.episode_ids:
                 await run(tx, "queries/forget/release_waiting", params | {"episode_ids": erasure.episode_ids})
@@ -251,7 +253,9 @@ class ForgetStore:
             if derived:
                 await _rescope(tx, params, erasure, derived[0])
             await record_runs(tx, owner, erasure.runs)
-            record_run_id = await _record(tx, owner, erasure.record, restored_ids, relinks)
+            # An older version of an erased one survives only if not erased itself.
+            mended = [i for i in mended if i not in erasure.episode_ids]
+            record_run_id = await _record(tx, owner, erasure.record, [*restored_ids, *mended], relinks)
             return Forgotten(
                 interaction_ids=[erasure.interaction_id],
                 episode_ids=erasure.episode_ids,
@@ -363,8 +367,9 @@ async def _record(
     restored: list[str],
     relinks: list[dict[str, str]],
 ) -> str | None:
-    """The person's run, reading what the forget rebuilt, restored or re-pointed (both ends of a
-    contracted chain); none when no surviving fact or episode changed. Returns its id, if written."""
+    """The person's run, reading what the forget rebuilt, restored (facts, and episode versions
+    current again or now replaced by a later one) or re-pointed (both ends of a contracted chain);
+    none when no surviving fact or episode changed. Returns its id, if written."""
     contracted = [i for r in relinks for i in (r["old_id"], r["survivor_id"])]
     changed = list(dict.fromkeys([*record.read_ids, *restored, *contracted]))
     if not changed:

@@ -348,7 +348,7 @@ async def test_forgetting_a_cited_turn_still_erases_what_consolidation_wrote_fro
     ]
     # The forget is recorded in the audits of both ends of the contracted chain.
     (forget,) = await _graph(db, FORGET_RUNS, tenant=caller.tenant)
-    assert sorted(forget["read"]) == sorted([new_id_, *created["factIds"]])
+    assert sorted(forget["read"]) == sorted([new_id_, *created["factIds"], created["episodeId"]])
     for row in replaced:
         kept = (await caller.gql(AUDIT, {"id": row["id"]}))["fact"]
         assert kept["supersededBy"] == [{"reason": None, "fact": {"id": new_id_}}]
@@ -523,7 +523,9 @@ async def test_a_forget_that_restores_facts_is_in_their_audit(db: Database, call
         "ok",
     )
     assert run["by"].startswith("test (key_") and "reason" not in run and run["at"] is not None
-    assert sorted(row["read"]) == sorted(created["factIds"]) and row["produced"] == []
+    # It read the restored facts and the episode version current again (the merge is undone).
+    assert sorted(row["read"]) == sorted([*created["factIds"], created["episodeId"]])
+    assert row["produced"] == []
     # It holds nothing of the forgotten turn: neither its text nor its id.
     assert not any(turns[3] in str(v) or "stand" in str(v) for v in run.values())
     assert run["id"] not in result["runIds"]
@@ -537,10 +539,43 @@ async def test_a_forget_that_restores_facts_is_in_their_audit(db: Database, call
         fact = (await caller.gql(CORRECTIONS, {"id": fact_id}))["fact"]
         assert fact["status"] == "ACTIVE"
         (seen,) = fact["audit"]["corrections"]
-        assert sorted(r["id"] for r in seen.pop("read")) == sorted(created["factIds"])
+        assert sorted(r["id"] for r in seen.pop("read")) == sorted(
+            [*created["factIds"], created["episodeId"]]
+        )
         assert seen == {"id": run["id"], "op": "forget_interaction", "trigger": "erasure", "provider": "person",
                         "model": "person", "by": run["by"], "reason": None, "promptTokens": 0,
                         "produced": []}  # fmt: skip
+
+
+MORE_SUSHI = ["I love sushi with salmon and eel.", "Sushi with tuna and salmon is great."]
+
+
+async def tell_longer_story(caller: Caller) -> list[dict[str, Any]]:
+    """The STORY, then two more sushi turns, each merged: episode versions v1 <- v2 <- v3 <- v4."""
+    payloads = await tell_story(caller)
+    for day, text in enumerate(MORE_SUSHI, start=len(STORY)):
+        units = [unit(text, day, sourceRef=f"d{day}")]
+        payloads.append(
+            (await caller.gql(REMEMBER_BATCH, {"user": "alice", "units": units}))["rememberBatch"][0]
+        )
+    actions = [p["consolidation"]["action"] for p in payloads]
+    assert actions == ["NONE", "NONE", "CREATED", "MERGED", "NONE", "MERGED", "MERGED"], actions
+    return payloads
+
+
+async def test_a_forget_that_mends_an_episode_chain_is_in_the_older_versions_audit(
+    db: Database, caller: Caller
+) -> None:
+    """Erasing v3 (its merge added only the forgotten turn) makes v4 replace v2 directly: the record
+    reads v2, the version whose replacement it re-pointed, besides the rebuilt v4."""
+    payloads = await tell_longer_story(caller)
+    v2, v3, v4 = (payloads[i]["consolidation"]["episodeId"] for i in (3, 5, 6))
+    result = (await caller.gql(FORGET, {"id": payloads[5]["interactionId"]}))["forgetInteraction"]
+    assert result["episodeIds"] == [v3] and result["rebuiltEpisodeIds"] == [v4]
+    chain = await _graph(db, "MATCH (:Episode {id: $id})-[:SUPERSEDES]->(e) RETURN e.id AS id", id=v4)
+    assert chain == [{"id": v2}]
+    (row,) = await _graph(db, FORGET_RUNS, tenant=caller.tenant)
+    assert {v2, v4} <= set(row["read"]) and result["recordRunId"] == row["run"]["id"]
 
 
 async def test_a_forget_that_changes_no_surviving_belief_records_nothing(

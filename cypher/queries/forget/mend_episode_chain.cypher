@@ -1,6 +1,7 @@
 // Before an episode version that exists only because of the forgotten interaction is removed, its
 // chain is mended: the newer version supersedes the older one directly, or, if it was the newest,
-// the older version becomes current again.
+// the older version becomes current again. Returns the older version's id (none without one): the
+// forget's record reads it, as a belief the forget changed.
 MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: $id})
 OPTIONAL MATCH (e)-[:SUPERSEDES]->(older:Episode)
 OPTIONAL MATCH (newer:Episode)-[s:SUPERSEDES]->(e)
@@ -13,4 +14,4 @@ CALL (e, older, newer) {
   WITH e, older, newer WHERE older IS NOT NULL AND newer IS NULL
   SET older.current = e.current, older.superseded_at = e.superseded_at
 }
-RETURN count(*) AS mended
+RETURN [id IN [older.id] WHERE id IS NOT NULL] AS mended
