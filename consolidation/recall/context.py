@@ -20,8 +20,9 @@ from datetime import UTC, datetime, tzinfo
 
 from consolidation.providers.embedding_template import day_text
 from consolidation.recall.planning.relative import before
+from consolidation.times import local
 from consolidation.types import Context, ContextItem, RecallHit
-from graph.models import Episode, Interaction
+from graph.models import Episode, Fact, Interaction
 
 # The usual reciprocal-rank-fusion constant: no single list's top hit dominates.
 RRF_K = 60
@@ -35,10 +36,12 @@ SECTIONS = (("semantic", "Facts:"), ("episodic", "Episodes:"), ("subconscious", 
 @dataclass(frozen=True)
 class Calendar:
     """How a context writes its days: on the calendar of `zone` (the question's offset), and,
-    with `asked_at`, how long before the question each day was (`8 May 2023 (3 weeks before):`)."""
+    with `asked_at`, how long before the question each day was (`8 May 2023 (3 weeks before):`).
+    With `now` (the question's instant), a fact that holds only from a later day is marked so."""
 
     zone: tzinfo = UTC
     asked_at: datetime | None = None
+    now: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,9 @@ def cosine_hits(dense: Sequence[RecallHit], lexical: Sequence[RecallHit]) -> dic
 def render(hit: RecallHit, calendar: Calendar = Calendar()) -> str:
     """One context line. Facts and episode summaries carry their own dates (they are written
     self-contained); an episode's span is on the context's calendar; a turn gets its speaker,
-    and its day from the day header it is listed under (`day_header`), which turns of one day share."""
+    and its day from the day header it is listed under (`day_header`), which turns of one day share.
+    A fact that holds only from a day after the calendar's `now` says from when:
+    `- (from 30 June 2027) ...` (docs/design/context-assembly.md#facts-not-yet-in-force)."""
     item = hit.item
     if isinstance(item, Interaction):
         return f"- {item.speaker}: {hit.text}"
@@ -131,7 +136,17 @@ def render(hit: RecallHit, calendar: Calendar = Calendar()) -> str:
         first, last = day_text(item.first_at, calendar.zone), day_text(item.last_at, calendar.zone)
         span = first if first == last else f"{first} to {last}"
         return f"- [{span}] {item.summary}"
+    if isinstance(item, Fact) and _later_day(item.valid_from, calendar):
+        return f"- (from {day_text(item.valid_from, calendar.zone)}) {hit.text}"
     return f"- {hit.text}"
+
+
+def _later_day(moment: datetime, calendar: Calendar) -> bool:
+    """Whether `moment` falls on a later day than the calendar's `now`, both on its calendar."""
+    return (
+        calendar.now is not None
+        and local(moment, calendar.zone).date() > local(calendar.now, calendar.zone).date()
+    )
 
 
 def day_header(hit: RecallHit, calendar: Calendar = Calendar()) -> str | None:

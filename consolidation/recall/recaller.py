@@ -288,13 +288,15 @@ def _ids(hits: Sequence[Hit[T]]) -> list[str]:
 
 
 def _calendar(plan: Plan | None, asked_at: datetime | None) -> contexts.Calendar:
-    """The question's calendar: the days of its offset and, for a temporal plan, how long before
-    it each day was."""
+    """The question's calendar: the days of its offset, its instant (else now: what a fact that
+    holds only later is marked against) and, for a temporal plan, how long before it each day was."""
     asked = asked_at if asked_at is not None else plan.asked_at if plan is not None else None
     if asked is None:
-        return contexts.Calendar()
+        return contexts.Calendar(now=datetime.now(UTC))
     asked = aware(asked)
-    return contexts.Calendar(asked.tzinfo or UTC, asked if plan is not None and plan.temporal else None)
+    return contexts.Calendar(
+        asked.tzinfo or UTC, asked if plan is not None and plan.temporal else None, now=asked
+    )
 
 
 def _dated(ranked: list[contexts.Ranked], shown: dict[str, str], zone: tzinfo) -> dict[str, str]:

@@ -465,7 +465,8 @@ async def test_without_as_of_recall_reads_the_latest_memory_with_facts_that_hold
     caller: Caller,
 ) -> None:
     """Without asOf, recall reads every active fact, one valid only from a later time too (a plan,
-    a conversation dated ahead); asOf now reads valid time and leaves it out until it holds."""
+    a conversation dated ahead), and a context marks it with the day it holds from; asOf now
+    reads valid time and leaves it out until it holds."""
     await tell_story(caller)
     later = "9999-01-01T00:00:00Z"
     variables = {"user": "alice", "text": "Alice will live in Lyon.", "kind": "PLAN", "from": later}
@@ -475,3 +476,13 @@ async def test_without_as_of_recall_reads_the_latest_memory_with_facts_that_hold
     assert planned["id"] not in await _recalled(caller, query, datetime.now(UTC))
     listed = (await caller.gql(LISTING, {"user": "alice"}))["user"]["facts"]["nodes"]
     assert {"id": planned["id"], "status": "ACTIVE", "validFrom": later} in listed
+    # The context says from when it holds, asked now or on a day before it, not on its day.
+    for asked in (None, "2026-12-07T12:00:00+05:00"):
+        text = (await caller.gql(CONTEXT, {"user": "alice", "q": query, "asked": asked}))["recall"]["context"]
+        assert "- (from 1 January 9999) Alice will live in Lyon." in text["text"].splitlines(), text
+    on_the_day = await caller.gql(CONTEXT, {"user": "alice", "q": query, "asked": "9999-01-01T18:00:00Z"})
+    assert "- Alice will live in Lyon." in on_the_day["recall"]["context"]["text"].splitlines()
+
+
+CONTEXT = """query($user: ID!, $q: String!, $asked: DateTime) {
+  recall(userId: $user, query: $q, askedAt: $asked, budget: {tokens: 1000}) { context { text } } }"""
