@@ -363,7 +363,7 @@ class InteractionForgotten:
     interaction_ids: tuple[str, ...]
     # Episode versions erased (they rested only on it).
     episode_ids: tuple[str, ...]
-    # Facts erased (only it stated them).
+    # Facts erased: those only it stated, and those its other turns no longer state.
     fact_ids: tuple[str, ...]
     # Runs erased (everything they produced is gone).
     run_ids: tuple[str, ...]

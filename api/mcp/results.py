@@ -200,7 +200,9 @@ class FactAudit(BaseModel):
 class Forgotten(BaseModel):
     interaction_ids: list[str] = Field(description="Interactions erased.")
     episode_ids: list[str] = Field(description="Episode versions erased (they rested only on it).")
-    fact_ids: list[str] = Field(description="Facts erased (only it stated them).")
+    fact_ids: list[str] = Field(
+        description="Facts erased: those only it stated, and those its other turns no longer state."
+    )
     run_ids: list[str] = Field(description="Runs erased (everything they produced is gone).")
     rebuilt_episode_ids: list[str] = Field(description="Surviving episode versions rebuilt without it.")
     rebuilt_fact_ids: list[str] = Field(description="Surviving facts restated without it.")

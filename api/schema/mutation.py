@@ -106,7 +106,9 @@ class RememberPayload:
 class ForgetInteractionPayload:
     interaction_ids: list[ID] = strawberry.field(description="Interactions erased.")
     episode_ids: list[ID] = strawberry.field(description="Episode versions erased (they rested only on it).")
-    fact_ids: list[ID] = strawberry.field(description="Facts erased (only it stated them).")
+    fact_ids: list[ID] = strawberry.field(
+        description="Facts erased: those only it stated, and those its other turns no longer state."
+    )
     run_ids: list[ID] = strawberry.field(description="Runs erased (everything they produced is gone).")
     rebuilt_episode_ids: list[ID] = strawberry.field(
         description="Surviving episode versions whose summary was rebuilt from their other interactions."
