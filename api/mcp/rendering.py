@@ -7,7 +7,7 @@ missing attribute fails validation.
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -46,6 +46,16 @@ def _view(model: type[View], record: object) -> View:
     return model.model_validate(record, from_attributes=True)
 
 
+def _interaction(i: models.Interaction) -> InteractionView:
+    """A turn, its occurred_at in the offset it was said in (GraphQL's occurredAt: the same instant)."""
+    return _view(InteractionView, i).model_copy(update={"occurred_at": i.local_occurred_at})
+
+
+def _at(h: engine.RecallHit) -> datetime | None:
+    """A hit's time: a turn's in the offset it was said in, as `_interaction` gives it."""
+    return h.item.local_occurred_at if isinstance(h.item, models.Interaction) else h.at
+
+
 def remembered(done: engine.Remembered) -> Remembered:
     outcome = done.consolidation
     return Remembered(
@@ -57,7 +67,7 @@ def remembered(done: engine.Remembered) -> Remembered:
 
 
 def _hit(h: engine.RecallHit) -> LayerHit:
-    return LayerHit(id=h.id, text=h.text, score=h.score, at=h.at, source_ids=h.interaction_ids)
+    return LayerHit(id=h.id, text=h.text, score=h.score, at=_at(h), source_ids=h.interaction_ids)
 
 
 def _layers(found: engine.Recall) -> LayerHits:
@@ -109,7 +119,7 @@ def _plan(plan: Plan | None) -> PlanResult | None:
 
 
 def _evidence(h: engine.RecallHit) -> Evidence:
-    return Evidence(layer=h.layer, id=h.id, text=h.text, at=h.at, source_ids=h.interaction_ids)
+    return Evidence(layer=h.layer, id=h.id, text=h.text, at=_at(h), source_ids=h.interaction_ids)
 
 
 def answered(found: engine.Answer) -> Answered:
@@ -131,7 +141,7 @@ def _change(r: models.Replacement) -> FactChange:
 
 
 def _episode(e: models.EpisodeWithSources) -> AuditedEpisode:
-    sources = [EpisodeSource(interaction=_view(InteractionView, i), similarity=s) for i, s in e.sources]
+    sources = [EpisodeSource(interaction=_interaction(i), similarity=s) for i, s in e.sources]
     return AuditedEpisode(
         id=e.episode.id,
         title=e.episode.title,
@@ -147,7 +157,7 @@ def fact_audit(p: models.Provenance) -> FactAudit:
     return FactAudit(
         fact=_view(FactView, p.fact),
         episodes=[_episode(e) for e in p.episodes],
-        interactions=[_view(InteractionView, i) for i in p.interactions],
+        interactions=[_interaction(i) for i in p.interactions],
         supersedes=[_change(r) for r in p.supersedes],
         superseded_by=[_change(r) for r in p.superseded_by],
         runs=[_view(RunView, r) for r in p.runs],

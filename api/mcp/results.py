@@ -45,7 +45,9 @@ class LayerHit(BaseModel):
     id: str = Field(description="The interaction, episode version or fact.")
     text: str = Field(description="Its text (an episode's summary).")
     score: float = Field(description="Cosine similarity to the query (0 when found by words only).")
-    at: datetime | None = Field(description="When it was said or holds from.")
+    at: datetime | None = Field(
+        description="When it was said (a turn: in the offset it was said in) or holds from (UTC)."
+    )
     source_ids: list[str] = Field(description="The interactions it rests on.")
 
 
@@ -103,7 +105,9 @@ class Evidence(BaseModel):
     layer: str = Field(description="subconscious, episodic or semantic.")
     id: str = Field(description="The memory item.")
     text: str = Field(description="Its text.")
-    at: datetime | None = Field(description="When it was said or holds from.")
+    at: datetime | None = Field(
+        description="When it was said (a turn: in the offset it was said in) or holds from (UTC)."
+    )
     source_ids: list[str] = Field(description="The interactions it rests on.")
 
 
@@ -120,7 +124,10 @@ class InteractionView(BaseModel):
     id: str
     speaker: str
     text: str
-    occurred_at: datetime
+    occurred_at: datetime = Field(
+        description="When it was said, in the offset it was said in (UTC for a turn stored before "
+        "offsets were kept), as GraphQL's occurredAt."
+    )
     session_id: str | None
     agent_id: str | None = None
     metadata: dict[str, Any] | None = None

@@ -7,7 +7,7 @@ import json
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import timedelta
+from datetime import timedelta, timezone
 from typing import Any
 
 import httpx
@@ -248,6 +248,40 @@ async def test_story_facts_answer_audit_stats_and_forget(live: str, key: str) ->
         )
         assert record["by"] and record["reason"] is None
         assert undone["record_run_id"] == record["id"]  # the answer leads to the audit
+
+
+async def test_a_turns_time_is_answered_in_the_offset_it_was_said_in(live: str, key: str) -> None:
+    """As GraphQL's occurredAt: an interaction's occurred_at, and a recalled turn's `at`, come back
+    in the offset the turn was sent in, the same instant (docs/mcp.md#times)."""
+    zones = [
+        timedelta(hours=5, minutes=30),
+        timedelta(hours=-8),
+        timedelta(0),
+        timedelta(hours=9),
+        -timedelta(hours=3, minutes=30),
+    ]
+    sent = [(T0 + timedelta(days=day)).astimezone(timezone(z)) for day, z in enumerate(zones)]
+    async with connect(live, key) as mcp:
+        payloads = [
+            await call(mcp, "remember", user_id="ivy", text=text, speaker="ivy", occurred_at=when.isoformat())
+            for text, when in zip(STORY, sent, strict=True)
+        ]
+        ids = [p["interaction_id"] for p in payloads]
+        said = {i: when.isoformat().replace("+00:00", "Z") for i, when in zip(ids, sent, strict=True)}
+        merged = payloads[3]["consolidation"]
+        assert merged["action"] == "merged" and merged["fact_ids"]
+
+        audit = await call(mcp, "audit_fact", fact_id=merged["fact_ids"][0])
+        sources = [s["interaction"] for s in audit["episodes"][0]["sources"]]
+        assert {i["id"]: i["occurred_at"] for i in sources + audit["interactions"]} == {
+            i: said[i] for i in ids[:4]
+        }
+        found = await call(mcp, "recall", user_id="ivy", query="sushi with salmon", layers=True)
+        turns = found["layers"]["subconscious"]
+        assert turns and {h["id"]: h["at"] for h in turns} == {h["id"]: said[h["id"]] for h in turns}
+        answered = await call(mcp, "answer", user_id="ivy", question="What is the dog called?")
+        cited = [e for e in answered["evidence"] if e["layer"] == "subconscious"]
+        assert cited and {e["id"]: e["at"] for e in cited} == {e["id"]: said[e["id"]] for e in cited}
 
 
 # -- errors ---------------------------------------------------------------------------------------
