@@ -7,6 +7,7 @@ generic message carrying the request id, and logged with its traceback under tha
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Literal
@@ -151,10 +152,25 @@ def describe_validation(error: ValidationError) -> str:
     return "invalid input: " + "; ".join(parts)
 
 
-def recode(error: GraphQLError, request_id: str) -> GraphQLError:
-    """A copy of `error` with `extensions.code` and `extensions.requestId`; internals masked."""
+# A value quoted in a message (the caller's own words, as repr quotes them), or a snake_case word.
+_QUOTED_OR_SNAKE = re.compile(
+    r"""(?<!\w)'(?:[^'\\]|\\.)*'(?!\w)|(?<!\w)"(?:[^"\\]|\\.)*"(?!\w)|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"""
+)
+
+
+def as_written(message: str, names: Mapping[str, str]) -> str:
+    """`message` naming each field as `names` spells it for the caller (`valid_from` ->
+    `validFrom`); quoted values are the caller's own and stay as they are."""
+    return _QUOTED_OR_SNAKE.sub(lambda m: names.get(m.group(), m.group()), message)
+
+
+def recode(error: GraphQLError, request_id: str, names: Mapping[str, str] | None = None) -> GraphQLError:
+    """A copy of `error` with `extensions.code` and `extensions.requestId`; internals masked. A
+    refusal names fields as `names` spells them (docs/api/errors.md#field-names)."""
     code, message = classify(error)
     original = error.original_error
+    if code is ErrorCode.BAD_USER_INPUT and names:
+        message = as_written(message if message is not None else error.message, names)
     if code is ErrorCode.INTERNAL:
         log.error(
             "internal error in request %s: %s",

@@ -14,7 +14,7 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.types.execution import ExecutionContext
 
 from api.schema.documents import Documents
-from api.schema.extensions import DocumentCache, ErrorCodes, FreshLoaders, ValidUnicode
+from api.schema.extensions import DocumentCache, ErrorCodes, FreshLoaders, ValidUnicode, written_names
 from api.schema.mutation import Mutation
 from api.schema.nodes import ConsolidationRun, Episode, Fact, Interaction
 from api.schema.query import Query
@@ -46,13 +46,15 @@ def build_schema(settings: ApiSettings | None = None) -> MemorySchema:
         max_aliases_rule(settings.max_aliases),
     ]
     documents = Documents(DOCUMENT_CACHE, settings.max_tokens)
+    # The fields' names as callers write them, for refusals: filled once the schema is built.
+    names: dict[str, str] = {}
     # Factories, not instances: an extension holds its operation's execution context, so each
     # operation needs its own.
     extensions: list[Any] = [
         lambda: AddValidationRules(rules),
         lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
         FreshLoaders,
-        lambda: ErrorCodes(documents),
+        lambda: ErrorCodes(documents, names),
         # Clients send the same few documents over and over: parse and validate each once
         # (docs/benchmarks/service.md#what-was-cut-and-what-each-costs).
         lambda: DocumentCache(documents),
@@ -70,6 +72,7 @@ def build_schema(settings: ApiSettings | None = None) -> MemorySchema:
         config=StrawberryConfig(scalar_map={datetime: DATETIME}),
     )
     schema.documents = documents
+    names.update(written_names(schema))
     return schema
 
 

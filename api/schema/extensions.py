@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from graphql import GraphQLError, ValidationRule
+import strawberry
+from graphql import (
+    GraphQLError,
+    GraphQLInputObjectType,
+    GraphQLInterfaceType,
+    GraphQLObjectType,
+    ValidationRule,
+)
 from strawberry.extensions import SchemaExtension, query_depth_limiter
 from strawberry.types.execution import ExecutionContext
+from strawberry.utils.str_converters import to_snake_case
 
 from api.errors import recode, refused_write
 from api.request_body import lone_surrogate
@@ -18,12 +26,30 @@ def _request_id(execution_context: ExecutionContext) -> str:
     return str(getattr(execution_context.context, "request_id", "-"))
 
 
-class ErrorCodes(SchemaExtension):
-    """Runs after the whole operation (parsing and validation included), like MaskErrors."""
+def written_names(schema: strawberry.Schema) -> dict[str, str]:
+    """The schema's argument and input field names, by the Python names the layers below name
+    them by in refusals: `valid_from` -> `validFrom`."""
+    names = {}
+    for concrete in schema.schema_converter.type_map.values():
+        kind = concrete.implementation
+        if isinstance(kind, GraphQLInputObjectType):
+            written = list(kind.fields)
+        elif isinstance(kind, GraphQLObjectType | GraphQLInterfaceType):
+            written = [name for field in kind.fields.values() for name in field.args]
+        else:
+            continue
+        names.update({to_snake_case(name): name for name in written if to_snake_case(name) != name})
+    return names
 
-    def __init__(self, documents: Documents) -> None:
+
+class ErrorCodes(SchemaExtension):
+    """Runs after the whole operation (parsing and validation included), like MaskErrors. A
+    refusal names fields as the caller wrote them (`names`: written_names)."""
+
+    def __init__(self, documents: Documents, names: Mapping[str, str]) -> None:
         super().__init__()
         self.documents = documents
+        self.names = names
 
     def on_operation(self) -> Iterator[None]:
         yield
@@ -31,7 +57,7 @@ class ErrorCodes(SchemaExtension):
         result: Any = context.result
         if result is not None and getattr(result, "errors", None):
             request_id = _request_id(context)
-            result.errors = _recoded(result.errors, request_id)
+            result.errors = _recoded(result.errors, request_id, self.names)
             if self.documents.runs_mutation(context.query, context.operation_name):
                 # A mutation refused before it ran (validation, a variable's type or value, the
                 # Unicode check), or a field of it refused by its resolver (bad input, not found):
@@ -60,15 +86,17 @@ class ErrorCodes(SchemaExtension):
         """Subscription events: the same treatment for each result sent."""
         if getattr(result, "errors", None):
             request_id = _request_id(self.execution_context)
-            result.errors = _recoded(result.errors, request_id)
+            result.errors = _recoded(result.errors, request_id, self.names)
         yield None
 
 
-def _recoded(errors: list[GraphQLError], request_id: str) -> list[GraphQLError]:
+def _recoded(errors: list[GraphQLError], request_id: str, names: Mapping[str, str]) -> list[GraphQLError]:
     """Each error recoded once: over the websocket a query's result passes through both hooks,
     and a second pass would see a coded error without its original, i.e. INTERNAL (and log it)."""
     return [
-        error if {"code", "requestId"} <= (error.extensions or {}).keys() else recode(error, request_id)
+        error
+        if {"code", "requestId"} <= (error.extensions or {}).keys()
+        else recode(error, request_id, names)
         for error in errors
     ]
 

@@ -386,6 +386,45 @@ async def test_an_empty_question_names_the_question(raw: Caller, question: str) 
     assert error["message"].startswith("question must not be empty"), error
 
 
+def _remembering(**fields: str) -> str:
+    given = ", ".join(f"{name}: {json.dumps(value)}" for name, value in fields.items())
+    return f'mutation {{ remember(input: {{userId: "alice", text: "hi", {given}}}) {{ created }} }}'
+
+
+@pytest.mark.parametrize(
+    ("query", "variables", "words"),
+    [
+        pytest.param(_remembering(sourceRef=""), None, "sourceRef: String should have at least 1", id="model"),
+        pytest.param(_remembering(sessionId="s" * 300), None, "sessionId: String should have at most",
+                     id="model length"),
+        pytest.param(_remembering(agentId=" "), None, "agentId must not be empty", id="check"),
+        pytest.param(REMEMBER, {"u": {"userId": "alice", "text": "hi", "sourceRef": " "}},
+                     "sourceRef must not be empty", id="variables"),
+        pytest.param('query { recall(userId: "alice", query: "x", filter: {agentIds: []}) { query } }', None,
+                     "filter.agentIds must name at least one value", id="filter"),
+        pytest.param(
+            'query { recall(userId: "alice", query: "x", filter: {validFromAfter: "2024-05-02T00:00:00Z", '
+            'validFromBefore: "2024-05-01T00:00:00Z"}) { query } }', None,
+            "filter.validFromBefore must be later than filter.validFromAfter", id="window",
+        ),
+        # A value the caller sent is quoted as sent, even one spelt like a field.
+        pytest.param(REMEMBER, {"u": {"userId": "alice", "text": "hi", "metadata": {"source_ref!": 1}}},
+                     "metadata key 'source_ref!' is not allowed", id="quoted value"),
+    ],
+)  # fmt: skip
+async def test_a_refusal_names_fields_as_the_caller_wrote_them(
+    raw: Caller, db: Database, query: str, variables: dict[str, Any] | None, words: str
+) -> None:
+    """GraphQL callers write camelCase (`sourceRef`): a refusal names the field so, not by its
+    Python name (`source_ref`, which MCP's refusals use, as its callers write)."""
+    await raw.gql('mutation { remember(input: {userId: "alice", text: "hello"}) { created } }')
+    before = await count_nodes(db, raw.tenant, "alice")
+    (error,) = await raw.errors(query, variables)
+    assert error["extensions"]["code"] == "BAD_USER_INPUT", error
+    assert words in error["message"], error
+    assert await count_nodes(db, raw.tenant, "alice") == before
+
+
 REFUSED_MUTATIONS = [
     pytest.param('mutation { remember(input: {userId: "alice", text: " "}) { created } }', "BAD_USER_INPUT",
                  id="remember blank text"),

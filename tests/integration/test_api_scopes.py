@@ -343,9 +343,9 @@ async def test_a_fact_added_with_bad_scopes_is_refused_and_writes_nothing(
     await _write(caller, "hand-bad", [_turn(0, "a1")])
     before = await count_nodes(db, caller.tenant)
     for scoped, words in (
-        ({"agent": " "}, "agent_id must not be empty"),
-        ({"session": ""}, "session_id must not be empty"),
-        ({"agent": "a" * 257}, "agent_id is longer than 256 characters"),
+        ({"agent": " "}, "agentId must not be empty"),
+        ({"session": ""}, "sessionId must not be empty"),
+        ({"agent": "a" * 257}, "agentId is longer than 256 characters"),
         ({"metadata": {"bad key": 1}}, "metadata key 'bad key' is not allowed"),
         ({"metadata": {"tags": ["a", 2]}}, "metadata 'tags': a list may hold strings only"),
         ({"metadata": "not a map"}, "metadata"),
