@@ -91,7 +91,7 @@ class Beliefs:
         if kind not in FACT_KINDS:
             raise InvalidInput(f"unknown fact kind {kind!r}")
         if valid_from is not None:
-            require_aware("validFrom", valid_from)
+            require_aware("valid_from", valid_from)
             valid_from = valid_from.astimezone(UTC)  # stored in UTC, as a turn's time is
         check_scopes(agent_id, session_id, metadata)
         scopes = scope_tokens(agent_id, session_id, None, metadata)

@@ -162,7 +162,7 @@ class BeliefStore:
             if write.fact.kind not in FACT_KINDS:
                 raise InvalidInput(f"unknown fact kind {write.fact.kind!r}")
             if write.fact.valid_from is not None:
-                require_aware("validFrom", write.fact.valid_from)
+                require_aware("valid_from", write.fact.valid_from)
         check_run_links([write.run])
 
 

@@ -17,14 +17,15 @@ from graph.vocabulary import FACT_KINDS, MAX_FILTER_VALUES, MAX_METADATA_KEYS
 
 
 def scope_filter(filters: RecallFilters | None) -> ScopeFilter:
-    """`filters` checked and as the stores take them; raises InvalidInput naming the field."""
+    """`filters` checked and as the stores take them; raises InvalidInput naming the field by its
+    Python name (`filter.agent_ids`; GraphQL's refusals spell it as its callers do)."""
     if filters is None:
         return ScopeFilter()
     groups = [
         _group(f"filter.{field}", prefix, values)
         for field, prefix, values in (
-            ("agentIds", AGENT, filters.agent_ids),
-            ("sessionIds", SESSION, filters.session_ids),
+            ("agent_ids", AGENT, filters.agent_ids),
+            ("session_ids", SESSION, filters.session_ids),
             ("speakers", SPEAKER, filters.speakers),
         )
         if values is not None
@@ -48,7 +49,7 @@ def scope_filter(filters: RecallFilters | None) -> ScopeFilter:
             if kind not in FACT_KINDS:
                 raise InvalidInput(f"filter.kinds: {kind[:40]!r} is not one of {', '.join(FACT_KINDS)}")
     _window("filter.occurred", filters.occurred_after, filters.occurred_before)
-    _window("filter.validFrom", filters.valid_from_after, filters.valid_from_before)
+    _window("filter.valid_from", filters.valid_from_after, filters.valid_from_before)
     return ScopeFilter(
         groups=tuple(groups),
         since=filters.occurred_after,
@@ -74,8 +75,8 @@ def _count(where: str, values: Sequence[object]) -> None:
 
 
 def _window(where: str, after: datetime | None, before: datetime | None) -> None:
-    for name, moment in ((f"{where}After", after), (f"{where}Before", before)):
+    for name, moment in ((f"{where}_after", after), (f"{where}_before", before)):
         if moment is not None:
             require_aware(name, moment)
     if after is not None and before is not None and before <= after:
-        raise InvalidInput(f"{where}Before must be later than {where}After")
+        raise InvalidInput(f"{where}_before must be later than {where}_after")

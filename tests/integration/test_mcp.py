@@ -304,8 +304,14 @@ async def test_remember_scoped_turns_and_recall_them_by_filter(live: str, key: s
         assert len(found["layers"]["subconscious"]) == 3
         refused = await error(mcp, "remember", user_id="dan", text="Bad.", metadata={"tags": ["x", 1]})
         assert refused.startswith("BAD_USER_INPUT: ") and "'tags'" in refused, refused
+        # A refusal names the filter's fields as the tool takes them (GraphQL's say agentIds).
         refused = await error(mcp, "recall", user_id="dan", query="tea", filter={"agent_ids": []})
-        assert refused.startswith("BAD_USER_INPUT: ") and "agentIds" in refused, refused
+        assert refused.startswith("BAD_USER_INPUT: filter.agent_ids must name at least one value"), refused
+        window = {"valid_from_after": "2024-05-02T00:00:00Z", "valid_from_before": "2024-05-01T00:00:00Z"}
+        refused = await error(mcp, "answer", user_id="dan", question="tea?", filter=window)
+        assert refused == (
+            "BAD_USER_INPUT: filter.valid_from_before must be later than filter.valid_from_after"
+        ), refused
         assert (await call(mcp, "user_stats", user_id="dan"))["interactions"] == 3
 
 

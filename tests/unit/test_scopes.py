@@ -110,8 +110,8 @@ def test_a_filter_becomes_groups_of_tokens() -> None:
 @pytest.mark.parametrize(
     ("filters", "words"),
     [
-        (RecallFilters(agent_ids=()), "filter.agentIds must name at least one value"),
-        (RecallFilters(session_ids=(" ",)), "filter.sessionIds must not be empty"),
+        (RecallFilters(agent_ids=()), "filter.agent_ids must name at least one value"),
+        (RecallFilters(session_ids=(" ",)), "filter.session_ids must not be empty"),
         (RecallFilters(speakers=tuple(str(i) for i in range(101))), "at most 100 values"),
         (RecallFilters(metadata=(MetadataCondition("bad key", ("x",)),)), "'bad key' is not allowed"),
         (RecallFilters(metadata=()), "filter.metadata must name at least one value"),
@@ -123,9 +123,12 @@ def test_a_filter_becomes_groups_of_tokens() -> None:
                 occurred_after=datetime(2024, 5, 2, tzinfo=UTC),
                 occurred_before=datetime(2024, 5, 1, tzinfo=UTC),
             ),
-            "filter.occurredBefore must be later than filter.occurredAfter",
+            "filter.occurred_before must be later than filter.occurred_after",
         ),
-        (RecallFilters(valid_from_after=datetime(2024, 5, 2)), "filter.validFromAfter must carry a timezone"),
+        (
+            RecallFilters(valid_from_after=datetime(2024, 5, 2)),
+            "filter.valid_from_after must carry a timezone",
+        ),
     ],
 )
 def test_a_bad_filter_is_refused_naming_its_field(filters: RecallFilters, words: str) -> None:
