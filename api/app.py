@@ -39,7 +39,7 @@ from api.middleware.unhandled_errors import UnhandledErrorMiddleware
 from api.responses import UNAVAILABLE_HEADERS
 from api.schema import build_schema
 from api.services import Services
-from api.settings import ApiSettings
+from api.settings import ApiSettings, require_body_room
 from consolidation.assembly import around
 from consolidation.engine import MemoryEngine
 from consolidation.wiring import AppSettings, build_memory
@@ -57,9 +57,11 @@ def create_app(
     engine: MemoryEngine | None = None,
 ) -> Starlette:
     """The service. `database` / `engine` let tests share one driver; the app then leaves them
-    open (their owner closes them), but still migrates and starts/stops the engine."""
+    open (their owner closes them), but still migrates and starts/stops the engine. Raises
+    BodyLimitError when the body limit leaves no room for a text the memory accepts."""
     settings = settings or AppSettings()
     api = api or ApiSettings()
+    require_body_room(api.max_body_bytes, (engine.settings if engine else settings.engine).max_text_bytes)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -7,6 +7,32 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.vocabulary import DEFAULT_MAX_BODY_BYTES
 
+# What one remember needs beside its text: the document, the other fields and the metadata map.
+BODY_ROOM = 16 * 1024
+
+
+class BodyLimitError(ValueError):
+    """RECMEM_API_MAX_BODY_BYTES leaves no room for a text RECMEM_MAX_TEXT_BYTES accepts."""
+
+
+def body_room_for(max_text_bytes: int) -> int:
+    """The smallest body limit a text of `max_text_bytes` is sure to be sent under: twice it (JSON
+    writes a quote, a backslash or a line break in two bytes) and BODY_ROOM
+    (docs/configuration.md#the-body-limit-and-the-text-limit)."""
+    return 2 * max_text_bytes + BODY_ROOM
+
+
+def require_body_room(max_body_bytes: int, max_text_bytes: int) -> None:
+    """Refuses, at start, a body limit under which a text the service accepts could not be sent."""
+    needed = body_room_for(max_text_bytes)
+    if max_body_bytes < needed:
+        raise BodyLimitError(
+            f"RECMEM_API_MAX_BODY_BYTES is {max_body_bytes}, but a text of RECMEM_MAX_TEXT_BYTES "
+            f"({max_text_bytes}) may need a request of {needed} bytes: raise RECMEM_API_MAX_BODY_BYTES "
+            f"to at least {needed}, or lower RECMEM_MAX_TEXT_BYTES to at most "
+            f"{max(0, (max_body_bytes - BODY_ROOM) // 2)}"
+        )
+
 
 class ApiSettings(BaseSettings):
     """Where the service listens and the limits it enforces on every request."""

@@ -25,6 +25,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from api.settings import BODY_ROOM
 from bench.commands import shown_command
 from bench.fuzz.documents import load_schema
 from bench.fuzz.generate import case
@@ -133,7 +134,9 @@ def run(args: Args) -> Summary:
     if target is None:
         raise SystemExit("give --url and --key, or --neo4j-uri / --neo4j-home")
     keys = [create_key(target, f"fuzz-{uuid.uuid4().hex[:8]}") for _ in range(max(1, args.lanes))]
-    cap = {"RECMEM_API_MAX_BODY_BYTES": str(args.max_body_bytes)}
+    # The longest text the cap leaves room for (the service refuses to start with less).
+    text = max(1, (args.max_body_bytes - BODY_ROOM) // 2)
+    cap = {"RECMEM_API_MAX_BODY_BYTES": str(args.max_body_bytes), "RECMEM_MAX_TEXT_BYTES": str(text)}
     with (
         tempfile.TemporaryDirectory(prefix="fuzz-") as workdir,
         running_service(target, "hashing", "inline", 1000, Path(workdir), extra_env=cap) as service,

@@ -36,6 +36,7 @@ FAILURE = 1
 def _user_errors() -> tuple[type[Exception], ...]:
     from pydantic import ValidationError
 
+    from api.settings import BodyLimitError
     from cli.analytics import AnalyticsError
     from consolidation.engine import PlannerConfigError
     from consolidation.providers.calibration import CalibrationError
@@ -54,6 +55,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
         LocalExtraMissing,
         StoreAuthFailed,  # wrong Neo4j credentials
         PlannerConfigError,  # RECMEM_PLANNER=llm without an endpoint
+        BodyLimitError,  # RECMEM_API_MAX_BODY_BYTES too small for RECMEM_MAX_TEXT_BYTES
     )
 
 

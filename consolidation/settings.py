@@ -102,7 +102,8 @@ class EngineSettings(BaseSettings):
     # calibrated default) is where each user's estimate starts.
     adaptive_thresholds: bool = False
     adaptive_target: float = Field(default=0.1, gt=0, lt=1)
-    # At most the API's default request body (graph/vocabulary.py), which no longer text fits in.
+    # At most the API's default request body (graph/vocabulary.py); the service starts only with a
+    # body limit that leaves room for it (docs/configuration.md#the-body-limit-and-the-text-limit).
     max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1, le=DEFAULT_MAX_BODY_BYTES)
     lease_seconds: float = Field(default=120.0, gt=0)
     # background: remember answers once the interaction is durable and a worker in the same process

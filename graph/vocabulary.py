@@ -62,7 +62,8 @@ MAX_ID_CHARS = 256
 # The default bound on one interaction's text (RECMEM_MAX_TEXT_BYTES overrides it): UTF-8 bytes.
 DEFAULT_MAX_TEXT_BYTES = 256 * 1024
 # A request body's default bound (RECMEM_API_MAX_BODY_BYTES), and the most RECMEM_MAX_TEXT_BYTES
-# may be: no longer text fits in a request; `recmem ingest` and `import`, which send none, alike.
+# may be, for `recmem ingest` and `import` alike; the service also needs a body limit with room for
+# the longest text (docs/configuration.md#the-body-limit-and-the-text-limit).
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 # What a consolidation may store: an episode's summary and a fact's text, in UTF-8 bytes.
 MAX_SUMMARY_BYTES = 1 << 20

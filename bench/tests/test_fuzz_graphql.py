@@ -16,6 +16,7 @@ from starlette.applications import Starlette
 
 from api.app import create_app
 from api.errors import ApiError, ErrorCode
+from api.settings import BODY_ROOM
 from bench.fuzz.case import KINDS
 from bench.fuzz.documents import load_schema
 from bench.fuzz.generate import cases
@@ -43,7 +44,7 @@ async def live(db: Database) -> AsyncIterator[Live]:
     app = create_app(
         AppSettings(),
         make_api_settings(max_body_bytes=MAX_BODY, request_timeout_s=20.0),
-        engine=make_engine(db),
+        engine=make_engine(db, max_text_bytes=(MAX_BODY - BODY_ROOM) // 2),
     )
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=0, log_level="critical", lifespan="on")

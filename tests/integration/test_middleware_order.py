@@ -14,11 +14,14 @@ from starlette.applications import Starlette
 from starlette.types import Message
 
 from api.app import create_app
+from api.settings import body_room_for
 from consolidation.wiring import AppSettings
 from graph.database import Database
 from tests.support.api import make_api_settings, make_engine, new_caller
 
-CAP = 1024  # the smallest body cap ApiSettings allows
+# A small body cap, with room for the texts the engine takes (api/settings.py's require_body_room).
+TEXT = 1024
+CAP = body_room_for(TEXT)
 OVERSIZE = json.dumps({"query": "{ __typename }", "variables": {"pad": "x" * (4 * CAP)}})
 
 
@@ -33,7 +36,7 @@ async def served(db: Database) -> AsyncIterator[Served]:
     """An app with a small body cap and a rate limit of one request per key (no refill in a
     test), and a client of it."""
     settings = make_api_settings(max_body_bytes=CAP, rate_limit_per_s=0.001, rate_limit_burst=1)
-    app = create_app(AppSettings(), settings, engine=make_engine(db))
+    app = create_app(AppSettings(), settings, engine=make_engine(db, max_text_bytes=TEXT))
     transport = httpx.ASGITransport(app=app)
     client = httpx.AsyncClient(transport=transport, base_url="http://api.test")
     async with app.router.lifespan_context(app), client:

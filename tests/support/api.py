@@ -41,9 +41,9 @@ STORY = [
 ]
 
 
-def make_engine(db: Database) -> MemoryEngine:
+def make_engine(db: Database, **overrides: Any) -> MemoryEngine:
     # A low merge threshold lets the hashing embedder's modest cosines reach merge-first.
-    settings = engine_settings(merge_threshold=0.2, lease_seconds=10.0)
+    settings = engine_settings(**({"merge_threshold": 0.2, "lease_seconds": 10.0} | overrides))
     return MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), settings)
 
 

@@ -3,6 +3,7 @@ setting, rather than accepted and failing later as an internal error (or never).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,41 @@ def test_the_text_bound_fits_the_default_request_body() -> None:
     assert EngineSettings(max_text_bytes=limit).max_text_bytes == limit
     with pytest.raises(ValidationError):
         EngineSettings(max_text_bytes=limit + 1)
+
+
+def test_a_body_limit_with_no_room_for_the_longest_text_is_refused_at_start() -> None:
+    """A text RECMEM_MAX_TEXT_BYTES accepts but the body limit answers 413 could never be sent:
+    the service refuses to start, naming both settings and the values that would fit."""
+    from api.app import create_app
+    from api.settings import BodyLimitError
+    from cli.main import classify
+    from consolidation.wiring import AppSettings
+
+    texts = AppSettings(engine=EngineSettings(max_text_bytes=100_000))
+    with pytest.raises(BodyLimitError) as refused:
+        create_app(texts, ApiSettings(max_body_bytes=65_536))
+    assert str(refused.value) == (
+        "RECMEM_API_MAX_BODY_BYTES is 65536, but a text of RECMEM_MAX_TEXT_BYTES (100000) may need a "
+        "request of 216384 bytes: raise RECMEM_API_MAX_BODY_BYTES to at least 216384, or lower "
+        "RECMEM_MAX_TEXT_BYTES to at most 24576"
+    )
+    assert classify(refused.value) == (2, f"{refused.value}")  # `recmem serve`: a user error
+    # At the most the text setting allows, the default body limit is refused too.
+    with pytest.raises(BodyLimitError):
+        create_app(AppSettings(engine=EngineSettings(max_text_bytes=4 * 1024 * 1024)), ApiSettings())
+    create_app(texts, ApiSettings(max_body_bytes=216_384))
+    create_app(AppSettings(), ApiSettings())  # the defaults fit
+
+
+def test_the_room_holds_a_remember_of_the_longest_text() -> None:
+    """Twice the text and BODY_ROOM: a text of quotes (two bytes each in JSON) at the limit, with
+    every other field of a remember at its own limit."""
+    from api.settings import body_room_for
+
+    limit = EngineSettings().max_text_bytes
+    name = "\u00e9" * 256  # 512 bytes of UTF-8
+    unit = {"userId": name, "text": '"' * limit, "speaker": name, "sessionId": name, "sourceRef": name}
+    unit |= {"agentId": name, "metadata": {f"k{i:02}": "v" * 120 for i in range(32)}}
+    document = "mutation($u: RememberInput!) { remember(input: $u) { interactionId created seq } }"
+    body = json.dumps({"query": document, "variables": {"u": unit}}, ensure_ascii=False).encode()
+    assert len(body) <= body_room_for(limit), len(body) - body_room_for(limit)
