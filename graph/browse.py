@@ -61,8 +61,10 @@ class BrowseStore:
         rows = await self.db.read("queries/browse/tenant", tenant=tenant)
         return str(rows[0]["name"]) if rows and rows[0]["name"] is not None else None
 
-    async def user_stats(self, owner: Owner) -> models.UserStats | None:
-        rows = await self.db.read("queries/browse/user_stats", **owner.params())
+    async def user_stats(self, owner: Owner, scope: ScopeFilter = NO_FILTER) -> models.UserStats | None:
+        """`scope` narrows the interactions, episodes and facts counted as it narrows the
+        listings; runs and tokens stay the user's whole (runs hold no scope)."""
+        rows = await self.db.read("queries/browse/user_stats", **owner.params(), **scope.params())
         return user_stats_from(rows[0]) if rows else None
 
     # -- relations, batched by the node they start from ----------------------------------------

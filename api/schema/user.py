@@ -62,9 +62,13 @@ class User:
     def export_url(self) -> str:
         return export_url(self.id)
 
-    @resolver(description="Sizes of this user's memory and its cost.")
-    async def stats(self, info: Info) -> UserStats:
-        found = await info.context.services.audit.stats(info.context.owner(self.id))
+    @resolver(
+        description="Sizes of this user's memory and its cost. A `filter` narrows the interactions, "
+        "episodes and facts counted as it narrows the listings; runs and tokens stay the user's whole "
+        "(runs hold no scope)."
+    )
+    async def stats(self, info: Info, filter: FilterArg = None) -> UserStats:
+        found = await info.context.services.audit.stats(info.context.owner(self.id), scope_of(filter))
         if found is None:
             raise not_found("user", self.id)
         return UserStats.of(found)

@@ -227,6 +227,66 @@ async def test_filters_narrow_episodes_and_facts_by_their_inherited_scopes(calle
     assert len(found["semantic"]) == sum(1 for f in everything["facts"]["nodes"] if f["kind"] == kind)
 
 
+STATS = """query($user: ID!, $filter: RecallFilter) { user(id: $user) {
+  stats(filter: $filter) { interactions consolidated pending episodes episodeVersions activeFacts
+                           supersededFacts retractedFacts runs promptTokens completionTokens }
+  interactions(first: 100, filter: $filter) { nodes { consolidated pending } }
+  episodes(first: 100, filter: $filter) { nodes { current } }
+  facts(first: 100, filter: $filter) { nodes { status } }
+} }"""
+COST = ("runs", "promptTokens", "completionTokens")
+
+
+async def test_stats_with_a_filter_count_what_the_filtered_listings_hold(
+    db: Database, caller: Caller
+) -> None:
+    await tell_scoped_story(caller, "u6")
+    await _write(caller, "u6", [unit("A raw turn of agent-1.", 9, agentId="agent-1", sessionId="s-1")])
+    added = await caller.gql(ADD_SCOPED, {"user": "u6", "text": "Alice is tall.", "agent": "agent-0"})
+    await caller.gql(
+        'mutation($id: ID!) { retractFact(id: $id, reason: "not so") { written } }',
+        {"id": added["addFact"]["fact"]["id"]},
+    )
+    # The same scopes for another user of the tenant and for the same user in another tenant.
+    await _write(caller, "u6-other", [_turn(i, "agent-0") for i in range(5)])
+    stranger = await new_caller(db, caller.http)
+    await _write(stranger, "u6", [_turn(i, "agent-0") for i in range(7)])
+
+    whole = (await caller.gql(STATS, {"user": "u6", "filter": None}))["user"]["stats"]
+    narrowed = 0
+    for given in (
+        None,
+        {"agentIds": ["agent-0"]},
+        {"agentIds": ["agent-1"]},
+        {"sessionIds": ["s-1"]},
+        {"metadata": [{"key": "day", "equals": 0}]},
+        {"agentIds": ["nobody"]},
+        {"kinds": ["ATTRIBUTE"]},
+        {"occurredAfter": (T0 + timedelta(days=2)).isoformat()},
+    ):
+        user = (await caller.gql(STATS, {"user": "u6", "filter": given}))["user"]
+        stats, turns = user["stats"], user["interactions"]["nodes"]
+        episodes, facts = user["episodes"]["nodes"], user["facts"]["nodes"]
+        listed = {
+            "interactions": len(turns),
+            "consolidated": sum(t["consolidated"] for t in turns),
+            "pending": sum(t["pending"] for t in turns),
+            "episodes": sum(e["current"] for e in episodes),
+            "episodeVersions": len(episodes),
+            "activeFacts": sum(f["status"] == "ACTIVE" for f in facts),
+            "supersededFacts": sum(f["status"] == "SUPERSEDED" for f in facts),
+            "retractedFacts": sum(f["status"] == "RETRACTED" for f in facts),
+        }
+        assert {k: stats[k] for k in listed} == listed, given
+        # Runs hold no scope: what memory cost stays the user's whole.
+        assert {k: stats[k] for k in COST} == {k: whole[k] for k in COST}, given
+        narrowed += 0 < stats["interactions"] < whole["interactions"]
+    assert narrowed >= 4 and whole["retractedFacts"] == 1 and whole["supersededFacts"] > 0, whole
+    errors = await caller.errors(STATS, {"user": "u6", "filter": {"agentIds": []}})
+    assert errors[0]["extensions"]["code"] == "BAD_USER_INPUT", errors
+    assert "filter.agentIds must name at least one value" in errors[0]["message"], errors
+
+
 async def test_bad_filters_are_refused_with_the_field_named(caller: Caller) -> None:
     await _write(caller, "fb", [_turn(0, "a1")])
     cases = [
