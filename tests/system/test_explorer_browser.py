@@ -684,11 +684,14 @@ def test_a_forget_is_named_among_the_changes_of_a_fact(
 ERIN_FOOD = STORY[:4]
 ERIN_TRAVEL = [("trip", NOTES[0]), ("trip", NOTES[13]), ("visa", NOTES[24])]
 FACTS_OF = "query($user: ID!) { user(id: $user) { facts(first: 100) { nodes { text } } } }"
+FACT_STATUSES = """query($user: ID!, $filter: RecallFilter) {
+  user(id: $user) { facts(first: 100, filter: $filter) { nodes { status } } } }"""
 
 
 def test_a_scope_filter_narrows_the_views(service: KeyedService, browser: Browser, shots: Shots) -> None:
     """The filter by agent, session and metadata: asked of the API by every list and by recall,
-    kept in the hash (a reload or a shared link keeps it), said on screen, and cleared at once."""
+    kept in the hash (a reload or a shared link keeps it), said on screen and
+    in the header's counts, and cleared at once."""
     story = [
         _remember(service, "erin", text, day, "dinner", agentId="chef", metadata={"topic": "food"})
         for day, text in enumerate(ERIN_FOOD)
@@ -712,6 +715,13 @@ def test_a_scope_filter_narrows_the_views(service: KeyedService, browser: Browse
         expect(items).to_have_count(everything, timeout=30_000)
         scope = page.get_by_test_id("scope-active")
         expect(scope).to_have_count(0)
+        # The header counts what the filter lets through, as the lists do, and says so.
+        stats, counted_in_scope = page.get_by_test_id("user-stats"), page.get_by_test_id("stats-filtered")
+        turns_shown = stats.locator("div", has=page.get_by_text("Interactions", exact=True)).locator("dd")
+        facts_shown = stats.locator("div", has=page.get_by_text("Facts", exact=True)).locator("dd")
+        episodes_shown = stats.locator("div", has=page.get_by_text("Episodes", exact=True)).locator("dd")
+        expect(turns_shown).to_have_text(str(everything), timeout=30_000)
+        expect(counted_in_scope).to_have_count(0)
 
         # One session: only its turns, said so, in the hash, and asked of the API.
         page.get_by_label("Session", exact=True).fill("trip")
@@ -720,6 +730,8 @@ def test_a_scope_filter_narrows_the_views(service: KeyedService, browser: Browse
         expect(items).to_have_count(len(trip), timeout=30_000)
         assert items.locator(".text").all_inner_texts() == trip
         expect(scope).to_contain_text("session trip")
+        expect(turns_shown).to_have_text(str(len(trip)), timeout=30_000)
+        expect(counted_in_scope).to_be_visible()
         assert page.evaluate("() => window.location.hash") == "#/u/erin/timeline?session=trip"
         assert any('"sessionIds":["trip"]' in body and "TimelinePage" in body for body in asked)
         shots.take(page, "scope-timeline")
@@ -732,6 +744,7 @@ def test_a_scope_filter_narrows_the_views(service: KeyedService, browser: Browse
         page.get_by_role("link", name="Facts", exact=True).click()
         expect(page.get_by_text("No facts")).to_be_visible(timeout=30_000)
         expect(scope).to_contain_text("session trip")
+        expect(facts_shown).to_have_text("0 +0 superseded, 0 retracted", timeout=30_000)
         page.get_by_label("Session", exact=True).fill("dinner")
         page.get_by_role("button", name="Apply filter").click()
         fact_list = page.get_by_test_id("fact-list")
@@ -739,6 +752,13 @@ def test_a_scope_filter_narrows_the_views(service: KeyedService, browser: Browse
             expect(fact_list.get_by_text(text, exact=True).first).to_be_visible(timeout=30_000)
         assert page.evaluate("() => window.location.hash") == "#/u/erin/facts?session=dinner"
         assert any('"sessionIds":["dinner"]' in body and "FactList" in body for body in asked)
+        dinner = service.post(FACT_STATUSES, {"user": "erin", "filter": {"sessionIds": ["dinner"]}})
+        statuses = [fact["status"] for fact in dinner["user"]["facts"]["nodes"]]
+        expect(facts_shown).to_have_text(
+            f"{statuses.count('ACTIVE')} +{statuses.count('SUPERSEDED')} superseded, 0 retracted",
+            timeout=30_000,
+        )
+        expect(turns_shown).to_have_text(str(len(ERIN_FOOD)))
         shots.take(page, "scope-facts")
         page.get_by_role("link", name="Episodes", exact=True).click()
         expect(page.locator("ul.cards > li.card")).to_have_count(1, timeout=30_000)
@@ -747,6 +767,8 @@ def test_a_scope_filter_narrows_the_views(service: KeyedService, browser: Browse
         expect(page.get_by_text("No episodes")).to_be_visible(timeout=30_000)
         expect(scope).to_contain_text("agent planner")
         expect(scope).to_contain_text("session dinner")
+        expect(episodes_shown).to_have_text("0 (0 versions)", timeout=30_000)
+        expect(turns_shown).to_have_text("0")
 
         # Metadata: key=value, or it is said to be wrong in place.
         page.get_by_role("link", name="Timeline", exact=True).click()
@@ -759,12 +781,16 @@ def test_a_scope_filter_narrows_the_views(service: KeyedService, browser: Browse
         page.get_by_role("button", name="Apply filter").click()
         expect(items).to_have_count(len(ERIN_TRAVEL), timeout=30_000)
         expect(scope).to_contain_text("topic=travel")
+        expect(turns_shown).to_have_text(str(len(ERIN_TRAVEL)), timeout=30_000)
+        shots.take(page, "scope-counts")
         expect(page.get_by_role("alert")).to_have_count(0)
 
         # Cleared: everything again, and a hash without a query.
         page.get_by_role("button", name="Clear filter").click()
         expect(items).to_have_count(everything, timeout=30_000)
         expect(scope).to_have_count(0)
+        expect(turns_shown).to_have_text(str(everything), timeout=30_000)
+        expect(counted_in_scope).to_have_count(0)
         assert page.evaluate("() => window.location.hash") == "#/u/erin/timeline"
         expect(page.get_by_label("Metadata", exact=True)).to_have_value("")
 

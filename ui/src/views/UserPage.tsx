@@ -1,8 +1,9 @@
-// One user: a header with the user's counts, Export and Forget; tabs for the timeline, episodes,
-// facts and recall, the scope filter of the lists and recall (kept in the hash); live events
-// beside them.
+// One user: a header with the user's counts (within the filter), Export and Forget; tabs for the
+// timeline, episodes, facts and recall, the scope filter of the lists, recall and counts (kept in
+// the hash); live events beside them.
 import { ErrorBox } from "../common";
 import { graphql } from "../gql";
+import type { RecallFilter } from "../gql/graphql";
 import { LivePanel, LiveProvider, useLiveQuery } from "../live";
 import { href, type UserRoute } from "../route";
 import { type Scope, toFilter } from "../scope";
@@ -15,11 +16,11 @@ import { ScopeBar, ScopeProvider } from "./Scope";
 import { Timeline } from "./Timeline";
 
 const USER = graphql(`
-  query UserHeader($id: ID!) {
+  query UserHeader($id: ID!, $filter: RecallFilter) {
     user(id: $id) {
       id
       exportUrl
-      stats { interactions pending consolidated episodes episodeVersions activeFacts supersededFacts retractedFacts runs promptTokens completionTokens }
+      stats(filter: $filter) { interactions pending consolidated episodes episodeVersions activeFacts supersededFacts retractedFacts runs promptTokens completionTokens }
     }
   }
 `);
@@ -46,7 +47,7 @@ export function UserPage({ route }: { route: UserRoute }) {
       <ScopeProvider scope={scope}>
         <div className="user-layout">
           <main className="page">
-            <UserHeader user={route.user} />
+            <UserHeader user={route.user} filter={filter} />
             <nav className="tabs" aria-label="User views">
               {TABS.map(([view, label]) => (
                 <a key={view} href={href({ view, user: route.user, scope })} aria-current={route.view === view ? "page" : undefined}>
@@ -69,8 +70,10 @@ export function UserPage({ route }: { route: UserRoute }) {
   );
 }
 
-function UserHeader({ user }: { user: string }) {
-  const [{ data, error }] = useLiveQuery({ query: USER, variables: { id: user } });
+/** The user's counts, narrowed by the filter as the lists under them are (runs and tokens hold no
+ * scope: they stay the whole user's, and say so while a filter is on). */
+function UserHeader({ user, filter }: { user: string; filter: RecallFilter | null }) {
+  const [{ data, error }] = useLiveQuery({ query: USER, variables: { id: user, filter } });
   const stats = data?.user?.stats;
   return (
     <header className="user-head">
@@ -88,6 +91,9 @@ function UserHeader({ user }: { user: string }) {
           <div><dt>Facts</dt><dd>{stats.activeFacts} <small>+{stats.supersededFacts} superseded, {stats.retractedFacts} retracted</small></dd></div>
           <div><dt>Tokens</dt><dd>{stats.promptTokens + stats.completionTokens} <small>in {stats.runs} runs</small></dd></div>
         </dl>
+      )}
+      {stats && filter && (
+        <p className="muted stats-note" data-testid="stats-filtered">Counts within the filter; tokens and runs are the whole user's.</p>
       )}
       {data?.user && (
         <div className="user-actions">
