@@ -812,6 +812,32 @@ def test_a_scope_filter_narrows_the_views(service: KeyedService, browser: Browse
         semantic = page.get_by_test_id("layer-semantic").locator("li")
         expect(semantic.first).to_be_visible(timeout=30_000)
         assert all(any(text in hit for text in facts) for hit in semantic.all_inner_texts())
+
+        # Add a fact starts from the filter in force (agent and metadata) and takes more metadata,
+        # one key=value a line: the fact shows in the filtered list and its header's counts.
+        page.goto(f"{service.base}/ui/#/u/erin/facts?agent=planner&meta=topic%3Dtravel")
+        expect(page.get_by_text("No facts")).to_be_visible(timeout=30_000)
+        expect(facts_shown).to_have_text("0 +0 superseded, 0 retracted", timeout=30_000)
+        page.get_by_role("button", name="Add a fact…").click()
+        form = page.get_by_role("form", name="Add a fact")
+        expect(form.get_by_label("Agent (optional)")).to_have_value("planner")
+        expect(form.get_by_label("Session (optional)")).to_have_value("")
+        metadata = form.get_by_label("Metadata (optional)")
+        expect(metadata).to_have_value("topic=travel")
+        passport = "Erin renews her passport every ten years."
+        form.get_by_label("Statement").fill(passport)
+        metadata.fill("topic=travel\npriority")
+        form.get_by_role("button", name="Add", exact=True).click()
+        expect(form.get_by_role("alert")).to_contain_text("as key=value", timeout=30_000)
+        expect(page.get_by_text("No facts")).to_be_visible()
+        metadata.fill("topic=travel\npriority=2")
+        shots.take(page, "scope-add-fact")
+        form.get_by_role("button", name="Add", exact=True).click()
+        expect(fact_list.get_by_text(passport)).to_be_visible(timeout=30_000)
+        expect(facts_shown).to_have_text("1 +0 superseded, 0 retracted", timeout=30_000)
+        by_priority = {"metadata": [{"key": "priority", "equals": 2}], "agentIds": ["planner"]}
+        found = service.post(SCOPED_FACTS, {"user": "erin", "filter": by_priority})["user"]["facts"]["nodes"]
+        assert [(f["text"], f["agentIds"], f["sessionIds"]) for f in found] == [(passport, ["planner"], [])]
     seen.assert_same_origin(service.base)
     seen.assert_quiet(service.base)
 

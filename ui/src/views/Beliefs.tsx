@@ -5,6 +5,8 @@ import { useMutation } from "urql";
 import { Badge, ErrorBox, shortId, Time } from "../common";
 import { graphql } from "../gql";
 import type { FactKind } from "../gql/graphql";
+import { metaCondition } from "../scope";
+import { useScope } from "./Scope";
 
 const CORRECT = graphql(`
   mutation CorrectFact($id: ID!, $text: String!, $reason: String!) {
@@ -19,8 +21,11 @@ const RETRACT = graphql(`
 `);
 
 const ADD = graphql(`
-  mutation AddFact($user: ID!, $text: String!, $kind: FactKind!, $agent: String, $session: String) {
-    addFact(userId: $user, text: $text, kind: $kind, agentId: $agent, sessionId: $session) { written fact { id text } }
+  mutation AddFact($user: ID!, $text: String!, $kind: FactKind!, $agent: String, $session: String, $metadata: JSON) {
+    addFact(userId: $user, text: $text, kind: $kind, agentId: $agent, sessionId: $session, metadata: $metadata) {
+      written
+      fact { id text }
+    }
   }
 `);
 
@@ -108,28 +113,56 @@ export function FactActions({ id, text, onDone }: { id: string; text: string; on
   );
 }
 
-/** State a fact by hand for the user, in an agent's and a session's scope when given (a blank
- * field sends none: the fact is then unscoped, docs/scopes.md); `onDone` re-reads the list. */
+/** The metadata map of `key=value` lines (blank lines skipped; values read as the filter reads
+ * them, scope.ts), or the problem with the first line that is no such pair or repeats a key. */
+export function metadataOf(text: string): { map: Record<string, unknown> | null; problem?: string } {
+  const map: Record<string, unknown> = {};
+  const lines = text.split("\n").map((line) => line.trim()).filter(Boolean);
+  for (const line of lines) {
+    const condition = metaCondition(line);
+    if (!condition) return { map: null, problem: `write “${line}” as key=value.` };
+    if (condition.key in map) return { map: null, problem: `the key “${condition.key}” is given twice.` };
+    map[condition.key] = condition.equals;
+  }
+  return { map: lines.length ? map : null };
+}
+
+/** State a fact by hand for the user, in an agent's, a session's and a metadata map's scope when
+ * given (a blank field sends none: without any the fact is unscoped, docs/scopes.md). Opening the
+ * form fills them from the views' filter, so the new fact shows in the filtered list; `onDone`
+ * re-reads the list. */
 export function AddFact({ user, kinds, onDone }: { user: string; kinds: FactKind[]; onDone: () => void }) {
+  const scope = useScope();
   const [open, setOpen] = useState(false);
   const [text, setText] = useState("");
   const [kind, setKind] = useState<FactKind>("OTHER");
   const [agent, setAgent] = useState("");
   const [session, setSession] = useState("");
+  const [metadata, setMetadata] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
   const [added, add] = useMutation(ADD);
+  const prefilled = Boolean(scope.agent || scope.session || scope.meta);
+  const start = () => {
+    setAgent(scope.agent ?? "");
+    setSession(scope.session ?? "");
+    setMetadata(scope.meta ?? "");
+    setProblem(null);
+    setOpen(true);
+  };
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const scopes = { agent: agent.trim() || null, session: session.trim() || null };
+    const meta = metadataOf(metadata);
+    setProblem(meta.problem ?? null);
+    if (meta.problem) return;
+    const scopes = { agent: agent.trim() || null, session: session.trim() || null, metadata: meta.map };
     const done = await add({ user, text, kind, ...scopes }, RECOUNT);
     if (!done.error) {
       setText("");
-      setAgent("");
-      setSession("");
       setOpen(false);
       onDone();
     }
   };
-  if (!open) return <button type="button" onClick={() => setOpen(true)}>Add a fact…</button>;
+  if (!open) return <button type="button" onClick={start}>Add a fact…</button>;
   return (
     <form className="belief-form" onSubmit={submit} aria-label="Add a fact">
       <label>
@@ -152,6 +185,20 @@ export function AddFact({ user, kinds, onDone }: { user: string; kinds: FactKind
         Session (optional)
         <input name="session" value={session} onChange={(e) => setSession(e.target.value)} />
       </label>
+      <label>
+        Metadata (optional)
+        <textarea name="metadata" rows={2} value={metadata} onChange={(e) => { setMetadata(e.target.value); setProblem(null); }}
+          placeholder="topic=health" aria-describedby="add-fact-metadata-hint" />
+      </label>
+      <p className="hint" id="add-fact-metadata-hint">
+        One key=value a line; a number, true or false is stored as one.
+        {prefilled && " Agent, session and metadata start from the filter in force, so the fact shows in this list."}
+      </p>
+      {problem && (
+        <div className="error" role="alert">
+          <strong>Invalid metadata</strong> {problem}
+        </div>
+      )}
       {added.error && <ErrorBox error={added.error} />}
       <div className="actions">
         <button type="button" onClick={() => setOpen(false)}>Cancel</button>

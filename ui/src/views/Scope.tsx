@@ -10,6 +10,11 @@ export function ScopeProvider({ scope, children }: { scope: Scope; children: Rea
   return <ScopeContext.Provider value={scope}>{children}</ScopeContext.Provider>;
 }
 
+/** The filter in force in the user's views. */
+export function useScope(): Scope {
+  return useContext(ScopeContext);
+}
+
 /** The hash of a user view, with the filter in force (the same function while the filter is). */
 export function useViewHref(): (route: UserRoute) => string {
   const scope = useContext(ScopeContext);
