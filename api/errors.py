@@ -146,9 +146,13 @@ def classify(error: GraphQLError) -> tuple[ErrorCode, str | None]:
     return ErrorCode.INTERNAL, None
 
 
-def describe_validation(error: ValidationError) -> str:
-    """Pydantic's complaints without the offending values (they may be long user texts)."""
-    parts = [f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}" for e in error.errors()]
+def describe_validation(error: ValidationError, label: str = "{field}") -> str:
+    """Pydantic's complaints without the offending values (they may be long user texts); `label`
+    names a field ("units[3].{field}" for a batch's fourth unit)."""
+    parts = [
+        f"{label.format(field='.'.join(str(p) for p in e['loc']) or 'input')}: {e['msg']}"
+        for e in error.errors()
+    ]
     return "invalid input: " + "; ".join(parts)
 
 

@@ -7,10 +7,11 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import strawberry
+from pydantic import ValidationError
 from strawberry.scalars import JSON
 
 from api.context import Context
-from api.errors import UNAVAILABLE_TYPES, bad_input, not_found, unavailable_write
+from api.errors import UNAVAILABLE_TYPES, bad_input, describe_validation, not_found, unavailable_write
 from api.schema.beliefs import BeliefMutations
 from api.schema.decorators import mutation, resolver
 from api.schema.events import ConsolidationEvent
@@ -158,19 +159,34 @@ Consolidate = Annotated[
 GENERATED_REF_PREFIX = "recmem:"
 
 
-def checked(context: Context, owner: Owner, units: list[Unit]) -> CheckedBatch:
+# How a refusal names a field of one unit: bare for `remember`'s input, by its index in a batch
+# ("units[3].sessionId"; docs/api/errors.md#field-names).
+ONE_UNIT = "{field}"
+BATCH_UNIT = "units[{index}].{field}"
+
+
+def checked(context: Context, owner: Owner, units: list[Unit], label: str = ONE_UNIT) -> CheckedBatch:
     """The one check of a remember (consolidation/writing/checks.py), here at the entry point: the engine
-    takes the checked batch as it is. A field is named as the client sent it ("text")."""
-    return check_batch(owner, units, context.services.max_text_bytes, label="{field}")
+    takes the checked batch as it is. A field is named as the client sent it ("text"), through
+    `label`."""
+    return check_batch(owner, units, context.services.max_text_bytes, label=label)
 
 
-def _units(context: Context, owner: Owner, units: list[UnitInput]) -> CheckedBatch:
+def _units(context: Context, owner: Owner, units: list[UnitInput], label: str = ONE_UNIT) -> CheckedBatch:
     limit = context.services.settings.max_batch
     if not units:
         raise bad_input("units must not be empty")
     if len(units) > limit:
         raise bad_input(f"a batch holds at most {limit} units; got {len(units)}")
-    return checked(context, owner, [_keyed(u.to_unit()) for u in units])
+    return checked(context, owner, [_keyed(_unit(u, label, i)) for i, u in enumerate(units)], label)
+
+
+def _unit(unit: UnitInput, label: str, index: int) -> Unit:
+    """The unit's model; a field the model refuses is named through `label`, as the check names it."""
+    try:
+        return unit.to_unit()
+    except ValidationError as error:
+        raise bad_input(describe_validation(error, label.format(index=index, field="{field}"))) from None
 
 
 def _keyed(unit: Unit) -> Unit:
@@ -224,7 +240,7 @@ class Mutation(BeliefMutations):
         self, info: Info, user_id: UserId, units: list[UnitInput], consolidate: Consolidate = None
     ) -> list[RememberPayload] | None:
         owner = info.context.owner(user_id)
-        done = await _remember(info.context, _units(info.context, owner, units), consolidate)
+        done = await _remember(info.context, _units(info.context, owner, units, BATCH_UNIT), consolidate)
         return [RememberPayload.of(owner.user_id, r) for r in done]
 
     @mutation(description="Consolidate the user's pending interactions now.")

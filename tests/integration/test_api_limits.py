@@ -91,6 +91,57 @@ async def test_bad_writes_are_refused_without_writing(
     assert await count_nodes(db, caller.tenant, "alice") == {}
 
 
+BATCH = 'mutation($us: [UnitInput!]!) { rememberBatch(userId: "alice", units: $us) { seq } }'
+LONG = "x" * 257  # one character over the 256 of an id or name
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        pytest.param({"text": " \n "}, "units[2].text must not be empty", id="blank text"),
+        pytest.param({"text": "x" * (256 * 1024 + 1)}, "units[2].text is 262145 bytes", id="oversize text"),
+        pytest.param({"speaker": " "}, "units[2].speaker must not be empty", id="blank speaker"),
+        pytest.param({"sourceRef": " "}, "units[2].sourceRef must not be empty", id="blank source ref"),
+        pytest.param({"sessionId": " "}, "units[2].sessionId must not be empty", id="blank session"),
+        pytest.param({"agentId": ""}, "units[2].agentId must not be empty", id="empty agent"),
+        pytest.param(
+            {"sessionId": LONG},
+            "invalid input: units[2].sessionId: String should have at most 256 characters",
+            id="long session",
+        ),
+        pytest.param(
+            {"speaker": LONG},
+            "invalid input: units[2].speaker: String should have at most 256 characters",
+            id="long speaker",
+        ),
+        pytest.param(
+            {"sourceRef": ""}, "invalid input: units[2].sourceRef: String should have", id="empty ref"
+        ),
+        pytest.param(
+            {"metadata": {"no spaces": 1}}, "units[2].metadata: metadata key 'no spaces'", id="metadata key"
+        ),
+        pytest.param(
+            {"metadata": {"k": {"deep": 1}}}, "units[2].metadata: metadata 'k': a value must be", id="nested"
+        ),
+        pytest.param(
+            {"metadata": [1]},
+            "invalid input: units[2].metadata: Input should be a valid dictionary",
+            id="metadata not a map",
+        ),
+        # The variable's coercion names the unit already (graphql-core: "at [2].occurredAt").
+        pytest.param({"occurredAt": "2024-05-01T09:00:00"}, "[2].occurredAt", id="naive time"),
+    ],
+)
+async def test_a_batch_refusal_names_the_unit_and_writes_nothing(
+    caller: Caller, db: Database, bad: dict[str, Any], message: str
+) -> None:
+    units = [{"text": "fine"}, {"text": "also fine", "sessionId": "s1"}, {"text": "third", **bad}]
+    (error,) = await caller.errors(BATCH, {"us": units})
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert message in error["message"], error["message"]
+    assert await count_nodes(db, caller.tenant, "alice") == {}
+
+
 @pytest.mark.parametrize(
     "query",
     [

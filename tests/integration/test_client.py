@@ -427,6 +427,18 @@ async def test_bad_input_is_bad_user_input(open_client: Opener, live: str, tenan
     assert faults.requests == 5  # none of them retried
 
 
+async def test_a_batch_refusal_names_the_unit(
+    open_client: Opener, live: str, tenant: Tenant, db: Database
+) -> None:
+    units = [Unit("fine"), Unit("also fine"), Unit("third", session_id=" ")]
+    async with open_client(tenant.key, live) as memory:
+        with pytest.raises(BadUserInput, match=re.escape("units[2].sessionId must not be empty")):
+            await memory.remember_batch("alice", units)
+        with pytest.raises(BadUserInput, match=re.escape("units[1].speaker: String should have at most")):
+            await memory.remember_batch("alice", [Unit("fine"), Unit("long", speaker="s" * 257)])
+    assert await count_nodes(db, tenant.name, "alice") == {}
+
+
 async def test_rate_limited_carries_retry_after(open_client: Opener, strict: str, tenant: Tenant) -> None:
     faults = Faults()
     async with open_client(tenant.key, strict, faults=faults, retry=RetryPolicy()) as memory:
