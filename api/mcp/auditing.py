@@ -11,7 +11,9 @@ from api.errors import not_found
 from api.mcp import rendering
 from api.mcp.arguments import UserId, owner_of
 from api.mcp.caller import context_of
+from api.mcp.filters import FilterArgument, filters_of
 from api.mcp.results import FactAudit, UserStats
+from consolidation.recall.filters import scope_filter
 from graph.validation import require_name
 
 
@@ -31,12 +33,15 @@ async def audit_fact(
     return rendering.fact_audit(await context.services.audit.audit(context.owner(fact.user_id), fact_id))
 
 
-async def user_stats(ctx: ToolContext, user_id: UserId) -> UserStats:
+async def user_stats(ctx: ToolContext, user_id: UserId, filter: FilterArgument = None) -> UserStats:
     """Sizes of a user's memory per layer and what consolidation has cost.
 
-    Use it to check whether memory knows a user at all, or how much has been consolidated."""
+    Use it to check whether memory knows a user at all, or how much has been consolidated. A
+    `filter` (as recall's) narrows the interactions, episodes and facts counted; runs and tokens stay
+    the user's whole."""
     context = context_of(ctx)
-    s = await context.services.audit.stats(owner_of(context, user_id))
+    owner = owner_of(context, user_id)
+    s = await context.services.audit.stats(owner, scope_filter(filters_of(filter)))
     if s is None:
         raise not_found("user", user_id)
     return rendering.user_stats(s)

@@ -140,7 +140,9 @@ async def test_tools_are_listed_with_their_arguments_and_descriptions(live: str,
         assert set(tools["remember"].input_schema["properties"]) == {
             "user_id", "text", "speaker", "occurred_at", "session_id", "source_ref", "agent_id", "metadata"
         }  # fmt: skip
-        assert "filter" in recall and "filter" in tools["answer"].input_schema["properties"]
+        assert all(
+            "filter" in tools[t].input_schema["properties"] for t in ("recall", "answer", "user_stats")
+        )
         assert tools["recall"].annotations is not None and tools["recall"].annotations.read_only_hint
         assert tools["forget_interaction"].annotations is not None
         assert tools["forget_interaction"].annotations.destructive_hint
@@ -313,6 +315,78 @@ async def test_remember_scoped_turns_and_recall_them_by_filter(live: str, key: s
             "BAD_USER_INPUT: filter.valid_from_before must be later than filter.valid_from_after"
         ), refused
         assert (await call(mcp, "user_stats", user_id="dan"))["interactions"] == 3
+
+
+STATS = """query($user: ID!, $filter: RecallFilter) { user(id: $user) { stats(filter: $filter) {
+  interactions consolidated pending episodes episodeVersions activeFacts supersededFacts
+  retractedFacts runs promptTokens completionTokens } } }"""
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+async def test_user_stats_counts_within_a_filter_as_graphql_does(live: str, key: str) -> None:
+    async with connect(live, key) as mcp, httpx.AsyncClient(timeout=TIMEOUT_S) as http:
+        for day, (agent, topic) in enumerate(
+            [("a1", "work"), ("a2", "home"), ("a1", "home"), ("a2", "work")]
+        ):
+            await call(
+                mcp, "remember", user_id="gil", text=f"{STORY[day % 3]} ({topic})", occurred_at=at(day),
+                agent_id=agent, session_id=f"s{day % 2}", metadata={"topic": topic},
+            )  # fmt: skip
+        added = await call(
+            mcp, "add_fact", user_id="gil", text="Gil is tall.", kind="attribute", agent_id="a1"
+        )
+        await call(mcp, "retract_fact", fact_id=added["fact"]["id"], reason="not so")
+        await call(mcp, "remember", user_id="gil-other", text="Other.", agent_id="a1")  # the same scope
+        whole = await call(mcp, "user_stats", user_id="gil")
+        assert whole["interactions"] == 4 and whole["retracted_facts"] == 1, whole
+
+        async def graphql(filter: dict[str, Any] | None) -> dict[str, Any]:
+            camel = None if filter is None else {_camel(k): v for k, v in filter.items()}
+            if camel and "metadata" in camel:
+                camel["metadata"] = [{_camel(k): v for k, v in m.items()} for m in camel["metadata"]]
+            if camel and "kinds" in camel:
+                camel["kinds"] = [k.upper() for k in camel["kinds"]]  # GraphQL's FactKind enum
+            response = await http.post(
+                live.removesuffix("/mcp") + "/graphql",
+                json={"query": STATS, "variables": {"user": "gil", "filter": camel}},
+                headers={"authorization": f"Bearer {key}"},
+            )
+            body = response.json()
+            assert "errors" not in body, body
+            return {_camel(k): v for k, v in body["data"]["user"]["stats"].items()}
+
+        counted = []
+        for given in (
+            None,
+            {"agent_ids": ["a1"]},
+            {"session_ids": ["s1"]},
+            {"metadata": [{"key": "topic", "any_of": ["home"]}]},
+            {"agent_ids": ["a1"], "metadata": [{"key": "topic", "equals": "work"}]},
+            {"agent_ids": ["nobody"]},
+            {"kinds": ["attribute"]},
+            {"occurred_after": at(2)},
+        ):
+            stats = await call(mcp, "user_stats", user_id="gil", filter=given)
+            unconsolidated = stats.pop("unconsolidated")
+            assert unconsolidated == stats["interactions"] - stats["consolidated"], given
+            assert {_camel(k): v for k, v in stats.items()} == await graphql(given), given
+            counted.append(stats["interactions"])
+        assert counted[:6] == [4, 2, 2, 2, 1, 0], counted
+        # A bad filter is refused as recall refuses it, naming the field as the tool takes it.
+        refused = await error(mcp, "user_stats", user_id="gil", filter={"agent_ids": []})
+        assert refused.startswith("BAD_USER_INPUT: filter.agent_ids must name at least one value"), refused
+        window = {"occurred_after": at(2), "occurred_before": at(1)}
+        refused = await error(mcp, "user_stats", user_id="gil", filter=window)
+        assert refused == "BAD_USER_INPUT: filter.occurred_before must be later than filter.occurred_after"
+        refused = await error(mcp, "user_stats", user_id="gil", filter={"metadata": [{"key": "topic"}]})
+        assert refused.startswith("BAD_USER_INPUT: filter.metadata 'topic': give exactly one of"), refused
+        assert (await error(mcp, "user_stats", user_id="nobody", filter={"agent_ids": ["a1"]})).startswith(
+            "NOT_FOUND: "
+        )
 
 
 async def test_add_a_scoped_fact_and_recall_it_by_filter(
