@@ -5,17 +5,13 @@ is marked in the context with the day it holds from; every other line renders as
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any, cast
 
 import pytest
 
-from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.recall.context import Calendar, render
-from consolidation.recall.recaller import Recaller
-from consolidation.stores import Stores
-from consolidation.types import Budgets, RecallHit
+from consolidation.types import RecallHit
 from graph.models import Fact, Hit, Owner
-from graph.recall import Candidates, RecallCandidates, Sources
+from tests.support.recall_search import CannedSearch, canned_recall
 
 OWNER = Owner("t", "alice")
 ASKED = datetime(2026, 12, 7, 12, tzinfo=UTC)
@@ -74,41 +70,10 @@ def test_a_fact_in_force_at_the_question_renders_as_before(now: datetime | None)
         assert render(_hit(LATER), Calendar(now=now)) == "- Alice will live in Lyon."
 
 
-class _Search:
-    """The recall statements, answered with `facts` as the only candidates (a person's: on no turn)."""
-
-    def __init__(self, facts: list[Fact]) -> None:
-        self.facts = facts
-
-    async def candidates(self, *args: Any, **kwargs: Any) -> RecallCandidates:
-        hits = [Hit(f, 0.9 - n / 10) for n, f in enumerate(self.facts)]
-        return RecallCandidates(Candidates([], []), Candidates([], []), Candidates(hits, []))
-
-    async def sources(self, *args: Any, **kwargs: Any) -> Sources:
-        return Sources({}, {}, [])
-
-    async def sentence_vectors(self, *args: Any) -> dict[str, bytes]:
-        return {}
-
-    async def part_scores(self, *args: Any) -> dict[str, list[tuple[int, int, float]]]:
-        return {}
-
-    async def replaced(self, *args: Any) -> dict[str, list[str]]:
-        return {}
-
-
 async def _context(facts: list[Fact], asked_at: datetime | None) -> str:
-    stores = cast(Stores, type("FakeStores", (), {"search": _Search(facts)})())
-    recall = await Recaller(stores, HashingEmbedder(384)).recall(
-        OWNER,
-        "Where does Alice live?",
-        Budgets(),
-        as_of=None,
-        include_consolidated=True,
-        lexical=True,
-        tokens=1000,
-        asked_at=asked_at,
-    )
+    # A person's facts, on no turn.
+    hits = [Hit(f, 0.9 - n / 10) for n, f in enumerate(facts)]
+    recall = await canned_recall(CannedSearch(facts=hits), OWNER, "Where does Alice live?", asked_at=asked_at)
     assert recall.context is not None
     return recall.context.text
 

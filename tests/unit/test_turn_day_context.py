@@ -8,20 +8,16 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any, cast
 
 import pytest
 
 from consolidation.consolidating.offline.answers import without_withdrawn
 from consolidation.consolidating.prompts import answer
 from consolidation.consolidating.prompts.answer import AnswerInput, EvidenceItem, WithdrawnBelief
-from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.recall.answering import _evidence
-from consolidation.recall.recaller import Recaller
-from consolidation.stores import Stores
-from consolidation.types import Budgets, RecallHit
+from consolidation.types import RecallHit
 from graph.models import Hit, Interaction, Owner
-from graph.recall import Candidates, RecallCandidates, Sources
+from tests.support.recall_search import CannedSearch, canned_recall
 
 OWNER = Owner("t", "bob")
 SAID = [
@@ -80,41 +76,9 @@ def _turns(offsets: dict[int, int] | None = None) -> list[Interaction]:
     return [replace(t, utc_offset_s=(offsets or {}).get(t.seq, 0)) for t in turns]
 
 
-class _Search:
-    """The recall statements, answered with `turns` as the only candidates."""
-
-    def __init__(self, turns: list[Interaction]) -> None:
-        self.turns = turns
-
-    async def candidates(self, *args: Any, **kwargs: Any) -> RecallCandidates:
-        hits = [Hit(t, 0.9 - t.seq / 10) for t in self.turns]
-        return RecallCandidates(Candidates(hits, []), Candidates([], []), Candidates([], []))
-
-    async def sources(self, *args: Any, **kwargs: Any) -> Sources:
-        return Sources({}, {}, [])
-
-    async def sentence_vectors(self, *args: Any) -> dict[str, bytes]:
-        return {}
-
-    async def part_scores(self, *args: Any) -> dict[str, list[tuple[int, int, float]]]:
-        return {}
-
-    async def replaced(self, *args: Any) -> dict[str, list[str]]:
-        return {}
-
-
 async def _context(turns: list[Interaction], asked_at: datetime | None) -> str:
-    stores = cast(Stores, type("FakeStores", (), {"search": _Search(turns)})())
-    recall = await Recaller(stores, HashingEmbedder(384)).recall(
-        OWNER,
-        "What did Bob do?",
-        Budgets(),
-        as_of=None,
-        include_consolidated=True,
-        lexical=True,
-        tokens=1000,
-        asked_at=asked_at,
-    )
+    hits = [Hit(t, 0.9 - t.seq / 10) for t in turns]
+    recall = await canned_recall(CannedSearch(turns=hits), OWNER, "What did Bob do?", asked_at=asked_at)
     assert recall.context is not None
     return recall.context.text
 

@@ -16,13 +16,11 @@ from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.consolidating.offline.answers import without_withdrawn
 from consolidation.consolidating.prompts import answer
 from consolidation.consolidating.prompts.answer import AnswerInput, EvidenceItem, WithdrawnBelief
-from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.recall.answering import Answerer
-from consolidation.recall.recaller import Recaller
-from consolidation.stores import Stores
-from consolidation.types import Budgets, Recall
+from consolidation.types import Recall
 from graph.models import Episode, Fact, Hit, Interaction, Owner
-from graph.recall import Candidates, RecallCandidates, Sources
+from graph.recall import Sources
+from tests.support.recall_search import CannedSearch, canned_recall
 
 MAY_1 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 OWNER = Owner("t", "alice")
@@ -119,22 +117,18 @@ PARIS = Fact(
 )
 
 
-class _Search:
-    """The recall statements, answered from memory: `sources` names each of `withdrawn` as
-    reaching `reach`, and records the candidates it was asked about."""
+class _Search(CannedSearch):
+    """The turns and the episode as candidates (none when `empty`); `sources` names each of
+    `withdrawn` as reaching `reach`, and records the candidates it was asked about."""
 
     def __init__(
         self, withdrawn: list[Fact], empty: bool = False, reach: tuple[str, ...] = ("int_1",)
     ) -> None:
+        turns = [] if empty else [Hit(t, 0.9 - t.seq / 10) for t in TURNS]
+        super().__init__(turns, [] if empty else [Hit(EPISODE, 0.5)])
         self.found = withdrawn
-        self.empty = empty
         self.reach = list(reach)
         self.asked: list[tuple[list[str], list[str], datetime | None]] = []
-
-    async def candidates(self, *args: Any, **kwargs: Any) -> RecallCandidates:
-        turns = [] if self.empty else [Hit(t, 0.9 - t.seq / 10) for t in TURNS]
-        episodes = [] if self.empty else [Hit(EPISODE, 0.5)]
-        return RecallCandidates(Candidates(turns, []), Candidates(episodes, []), Candidates([], []))
 
     async def sources(
         self,
@@ -150,28 +144,9 @@ class _Search:
         episodes = {e: [("int_0", 0.6), ("int_1", 0.5)] for e in episode_ids}
         return Sources(episodes, {}, [(f, self.reach) for f in self.found])
 
-    async def sentence_vectors(self, *args: Any) -> dict[str, bytes]:
-        return {}
-
-    async def part_scores(self, *args: Any) -> dict[str, list[tuple[int, int, float]]]:
-        return {}
-
-    async def replaced(self, *args: Any) -> dict[str, list[str]]:
-        return {}
-
 
 async def _recall(search: _Search, tokens: int | None) -> Recall:
-    stores = cast(Stores, type("FakeStores", (), {"search": search})())
-    recaller = Recaller(stores, HashingEmbedder(384))
-    return await recaller.recall(
-        OWNER,
-        "Where does Alice live?",
-        Budgets(),
-        as_of=None,
-        include_consolidated=True,
-        lexical=True,
-        tokens=tokens,
-    )
+    return await canned_recall(search, OWNER, "Where does Alice live?", tokens=tokens)
 
 
 async def test_a_recalls_context_and_hits_are_the_same_whatever_it_names() -> None:
