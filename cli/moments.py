@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from consolidation.times import OffCalendar, on_calendar
 
-class OffCalendar(ValueError):
-    """A time Python reads whose instant lies outside the years 1 to 9999 in UTC."""
+__all__ = ["OffCalendar", "read_moment"]
 
 
 def read_moment(raw: str) -> datetime:
@@ -15,9 +15,4 @@ def read_moment(raw: str) -> datetime:
     parsed = datetime.fromisoformat(raw.strip())
     # Naive values would reach Neo4j as LOCAL DATETIME, which never compares equal to the graph's
     # zoned DATETIMEs; the graph is UTC throughout, so UTC is the only sensible reading.
-    parsed = parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-    try:
-        parsed.astimezone(UTC)
-    except OverflowError:
-        raise OffCalendar("outside the years 1 to 9999 in UTC") from None
-    return parsed
+    return on_calendar(parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC))

@@ -16,6 +16,8 @@ import strawberry
 from graphql import StringValueNode, ValueNode
 from strawberry.types.scalar import ScalarDefinition
 
+from consolidation.times import OffCalendar, on_calendar
+
 
 class AsSaid(datetime):
     """A time answered in its own offset, not converted to UTC (`Z` when that offset is UTC's)."""
@@ -52,10 +54,9 @@ def parse_value(value: Any) -> datetime:
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("DateTime needs a timezone offset, e.g. 2024-05-01T09:00:00Z")
     try:
-        moment.astimezone(UTC)
-    except OverflowError:  # OverflowError is no ValueError: unhandled, it would answer INTERNAL
+        return on_calendar(moment)
+    except OffCalendar:
         raise ValueError(f"DateTime must lie in the years 1 to 9999 once in UTC: {value[:40]!r}") from None
-    return moment
 
 
 def parse_literal(node: ValueNode, _variables: dict[str, Any] | None = None) -> datetime:
