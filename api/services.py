@@ -70,6 +70,11 @@ class Services(Memory):
                 log.info("schema migrated: created %s", ", ".join(result.created))
             if result.backfilled.total:
                 log.info("older data brought up to date: %s", result.backfilled)
+            if result.backfilled.misordered_left:
+                log.warning(
+                    "%d facts valid at no instant left as they are (docs/operations.md#upgrading)",
+                    result.backfilled.misordered_left,
+                )
 
     async def check_ready(self) -> str | None:
         """None when ready (migrated, and a real probe query answered within its bound,

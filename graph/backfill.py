@@ -6,19 +6,40 @@ migration; a no-op (a few empty reads) once nothing is missing.
 - Items from before the lexical statistics get their word counts, and their users the per-layer
   statistics, so that BM25 uses the exact user-wide average length (graph/lexical.py), and the
   count of long interactions, so that dense recall skips parts for users without any.
+- Replacements consolidated out of time order before the in-order rule (a fact said earlier
+  closed one said later, which then held at no instant) are reversed as the rule writes them, under
+  each user's lease, and recorded by one run per user; the facts valid at no instant that remain
+  (not a case the rule decides) are counted and left (docs/design/graph-model.md#replacement).
 Why, and what an upgrade costs: docs/operations.md#upgrading.
 """
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
 
-from graph.database import Database
+from neo4j import AsyncManagedTransaction
+
+from graph.commit_steps import record_runs, require_lease
+from graph.database import Database, Row, run
+from graph.leases import LeaseStore
 from graph.lexical import LAYER_STATISTICS, length
+from graph.models import Owner, RunWrite, new_id, to_python
 from graph.scopes import metadata_from, scope_tokens
-from graph.vocabulary import PERSON_PROVIDER
+from graph.vocabulary import (
+    PERSON_PROVIDER,
+    RUN_ID_PREFIX,
+    SYSTEM_PROVIDER,
+    UPGRADE_BY,
+    UPGRADE_TRIGGER,
+)
 
 BATCH = 1_000
+# How long the repair of one user's replacements may hold the user's lease (one transaction).
+LEASE_S = 60.0
+REPLACEMENT_DOC = "docs/design/graph-model.md#replacement"
 
 
 @dataclass(frozen=True)
@@ -29,10 +50,14 @@ class Backfill:
     memory_scopes: int = 0
     lengths: int = 0
     users: int = 0
+    # Replacements reversed (docs/design/graph-model.md#replacement).
+    replacements: int = 0
+    # Facts still valid at no instant, left as they are: not part of `total`, which counts changes.
+    misordered_left: int = 0
 
     @property
     def total(self) -> int:
-        return self.interaction_scopes + self.memory_scopes + self.lengths + self.users
+        return self.interaction_scopes + self.memory_scopes + self.lengths + self.users + self.replacements
 
 
 async def backfill(db: Database, batch: int = BATCH) -> Backfill:
@@ -42,6 +67,8 @@ async def backfill(db: Database, batch: int = BATCH) -> Backfill:
         memory_scopes=await _memory_scopes(db, batch),
         lengths=await _lengths(db, batch),
         users=await _statistics(db, batch),
+        replacements=await _replacements(db, batch),
+        misordered_left=int((await db.read("queries/backfill/misordered_left"))[0]["facts"]),
     )
 
 
@@ -100,3 +127,67 @@ async def _statistics(db: Database, batch: int) -> int:
             rows = await db.write("queries/backfill/set_statistics", tenant=tenant, user_id=user_id)
             done += int(rows[0]["updated"]) if rows else 0
     return done
+
+
+async def _replacements(db: Database, batch: int) -> int:
+    """Each user holding a fact valid at no instant, once: a user whose lease another holder has
+    (a consolidation running) is left for the next migration."""
+    done, after = 0, ("", "")
+    leases, holder = LeaseStore(db), f"backfill:{uuid.uuid4().hex}"
+    while users := await db.read(
+        "queries/backfill/misordered_users", after_tenant=after[0], after_user=after[1], batch=batch
+    ):
+        for u in users:
+            owner = Owner(u["tenant"], u["user_id"])
+            if not await leases.wait_acquire(owner, holder, LEASE_S, 0.0):
+                continue
+            try:
+                done += await db.write_transaction(partial(_reorder, owner=owner, holder=holder))
+            finally:
+                await leases.release(owner, holder)
+        after = (users[-1]["tenant"], users[-1]["user_id"])
+    return done
+
+
+async def _reorder(tx: AsyncManagedTransaction, owner: Owner, holder: str) -> int:
+    """One user's reversals and the run that records them (reading both facts of each, with what
+    the reversed edge held), in one transaction; no run when nothing was reversed. Repeated until
+    none is left: a fact a reversal made current again may have closed a later one the same way."""
+    await require_lease(tx, owner, holder)
+    params = {**owner.params(), "person": PERSON_PROVIDER}
+    rows: list[Row] = []
+    while found := await run(tx, "queries/backfill/reorder_replacements", params):
+        rows += found
+    if not rows:
+        return 0
+    changed = list(dict.fromkeys(i for r in rows for i in (r["later_id"], r["earlier_id"])))
+    record = RunWrite(
+        id=new_id(RUN_ID_PREFIX),
+        op="reorder_replacements",
+        trigger=UPGRADE_TRIGGER,
+        provider=SYSTEM_PROVIDER,
+        model=SYSTEM_PROVIDER,
+        status="ok",
+        prompt_tokens=0,
+        completion_tokens=0,
+        latency_ms=0.0,
+        neighbor_count=len(changed),
+        threshold=None,
+        at=datetime.now(UTC),
+        read_ids=changed,
+        reason=_reason(rows),
+        by=UPGRADE_BY,
+    )
+    await record_runs(tx, owner, [record])
+    return len(rows)
+
+
+def _reason(rows: list[Row]) -> str:
+    """What each reversed edge held before, so the former state can be read back from the run."""
+    pairs = "; ".join(
+        f"{r['earlier_id']} had replaced {r['later_id']} from {to_python(r['closed']).isoformat()}, "
+        f"before it began; now {r['later_id']} replaces {r['earlier_id']} from "
+        f"{to_python(r['ends']).isoformat()}"
+        for r in rows
+    )
+    return f"Replacements consolidated out of time order, reversed ({REPLACEMENT_DOC}): {pairs}."

@@ -41,6 +41,11 @@ FactKindName = Literal["preference", "attribute", "event", "plan", "relation", "
 # correction's run: recall names the beliefs such changes withdrew.
 PERSON_PROVIDER = "person"
 CORRECTION_TRIGGER = "correction"
+# The run that records a change the service made on its own, when it brought older data up to date
+# (graph/backfill.py): its provider, its trigger, and who it names as having made it.
+SYSTEM_PROVIDER = "system"
+UPGRADE_TRIGGER = "upgrade"
+UPGRADE_BY = "recmem upgrade"
 
 # -- id prefixes: `new_id(prefix)` makes "<prefix>_<hex>", so a bare id says which label it names.
 INTERACTION_ID_PREFIX = "int"

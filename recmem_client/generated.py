@@ -144,12 +144,13 @@ class ConsolidationRun:
     # The user (within the caller's tenant).
     user_id: str
     # create_episode, merge_episode, refine_facts or answer; a person's change: correct_fact,
-    # retract_fact, add_fact or forget_interaction.
+    # retract_fact, add_fact or forget_interaction; an upgrade's repair: reorder_replacements.
     op: str
     # What started it: an interaction id, question or forget (a forget's rebuild); a person's change:
-    # correction, retraction, manual or erasure (a forget).
+    # correction, retraction, manual or erasure (a forget); upgrade (a repair of older data by
+    # migration).
     trigger: str
-    # The consolidator: openai-compatible or offline.
+    # The consolidator: openai-compatible or offline; person or system for a change.
     provider: str
     # The model id.
     model: str
@@ -169,9 +170,10 @@ class ConsolidationRun:
     at: datetime
     # The error class when it failed.
     error: str | None
-    # Why a person made the change (a correction or retraction); null for a model's run.
+    # Why a person made the change (a correction or retraction), or what an upgrade's repair changed;
+    # null for a model's run.
     reason: str | None
-    # Who made the change: the API key's name and id; null for a model's run.
+    # Who made the change: the API key's name and id, or recmem upgrade; null for a model's run.
     by: str | None
 
 
@@ -293,7 +295,8 @@ class FactAudit:
     runs: tuple[ConsolidationRun, ...]
     # The changes people made to it, oldest first: the correction that replaced it or made it (trigger
     # correction), its retraction (retraction), its addition by hand (manual), a forget that restored
-    # it, rebuilt it or changed what replaced it (erasure), each with reason, who and when.
+    # it, rebuilt it or changed what replaced it (erasure), an upgrade that reversed a replacement
+    # written out of time order (upgrade), each with reason, who and when.
     corrections: tuple[ConsolidationRun, ...]
     # Prompt tokens spent by those runs.
     prompt_tokens: int

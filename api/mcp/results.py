@@ -170,7 +170,7 @@ class RunView(BaseModel):
     op: str = Field(
         description=(
             "create_episode, merge_episode, refine_facts or answer; a person's change: correct_fact, "
-            "retract_fact, add_fact or forget_interaction."
+            "retract_fact, add_fact or forget_interaction; an upgrade's repair: reorder_replacements."
         )
     )
     provider: str
@@ -179,7 +179,9 @@ class RunView(BaseModel):
     completion_tokens: int
     at: datetime
     trigger: str = Field(
-        description="What started it: an interaction id, forget, correction, retraction, manual, erasure."
+        description=(
+            "What started it: an interaction id, forget, correction, retraction, manual, erasure, upgrade."
+        )
     )
     reason: str | None = Field(
         default=None, description="Why a person made the change (null for a model's run)."
@@ -199,7 +201,8 @@ class FactAudit(BaseModel):
     corrections: list[RunView] = Field(
         description=(
             "The changes people made to it (correction, retraction, manual; erasure: a forget that "
-            "restored, rebuilt or re-pointed it), with reason and who."
+            "restored, rebuilt or re-pointed it; upgrade: a migration that reversed a replacement "
+            "written out of time order), with reason and who."
         )
     )
 

@@ -201,8 +201,9 @@ class FactAudit:
         description=(
             "The changes people made to it, oldest first: the correction that replaced it or made it "
             "(trigger correction), its retraction (retraction), its addition by hand (manual), a "
-            "forget that restored it, rebuilt it or changed what replaced it (erasure), each with "
-            "reason, who and when."
+            "forget that restored it, rebuilt it or changed what replaced it (erasure), an upgrade "
+            "that reversed a replacement written out of time order (upgrade), each with reason, who "
+            "and when."
         )
     )
 
@@ -302,16 +303,19 @@ class ConsolidationRun(Node):
     op: str = strawberry.field(
         description=(
             "create_episode, merge_episode, refine_facts or answer; a person's change: correct_fact, "
-            "retract_fact, add_fact or forget_interaction."
+            "retract_fact, add_fact or forget_interaction; an upgrade's repair: reorder_replacements."
         )
     )
     trigger: str = strawberry.field(
         description=(
             "What started it: an interaction id, question or forget (a forget's rebuild); a person's "
-            "change: correction, retraction, manual or erasure (a forget)."
+            "change: correction, retraction, manual or erasure (a forget); upgrade (a repair of older "
+            "data by migration)."
         )
     )
-    provider: str = strawberry.field(description="The consolidator: openai-compatible or offline.")
+    provider: str = strawberry.field(
+        description="The consolidator: openai-compatible or offline; person or system for a change."
+    )
     model: str = strawberry.field(description="The model id.")
     status: str = strawberry.field(description="ok, or the failure class.")
     prompt_tokens: int = strawberry.field(description="Prompt tokens as the endpoint reported them.")
@@ -322,10 +326,15 @@ class ConsolidationRun(Node):
     at: datetime = strawberry.field(description="When it ran.")
     error: str | None = strawberry.field(description="The error class when it failed.")
     reason: str | None = strawberry.field(
-        description="Why a person made the change (a correction or retraction); null for a model's run."
+        description=(
+            "Why a person made the change (a correction or retraction), or what an upgrade's repair "
+            "changed; null for a model's run."
+        )
     )
     by: str | None = strawberry.field(
-        description="Who made the change: the API key's name and id; null for a model's run."
+        description=(
+            "Who made the change: the API key's name and id, or recmem upgrade; null for a model's run."
+        )
     )
     triggered_by: str | None = strawberry.field(
         description="What opened the gate for an episode and its facts: recurrence or salience."

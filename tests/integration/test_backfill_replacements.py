@@ -1,0 +1,215 @@
+"""Migration reverses the replacements older versions wrote out of time order, as the in-order
+rule writes them, and records the change in the facts' audits (graph/backfill.py,
+docs/design/graph-model.md#replacement)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from graph.backfill import backfill
+from graph.consolidations import ConsolidationStore
+from graph.database import Database
+from graph.interactions import InteractionStore
+from graph.models import (
+    ConsolidationWrite,
+    EpisodeWrite,
+    FactWrite,
+    NewInteraction,
+    Owner,
+    RunWrite,
+    new_id,
+    to_python,
+)
+from tests.support.api import T0, Caller
+from tests.support.engines import DIMENSION
+
+# What versions before the in-order rule wrote for a fact naming another it replaces: the named
+# fact closed at the new fact's start, whatever its own (create_facts.cypher before 7fda80b).
+OLD_SUPERSEDE = """
+MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: $new})
+MATCH (old:Fact {tenant: $tenant, user_id: $user_id, id: $old, status: 'active'})
+SET old.status = 'superseded', old.valid_to = f.valid_from
+CREATE (f)-[:SUPERSEDES {at: f.valid_from, reason: $reason, run_id: $run_id}]->(old)"""
+
+AUDIT = """query($id: ID!) { fact(id: $id) { status validFrom validTo
+  supersedes { fact { text } } supersededBy { fact { text } }
+  audit { corrections { op trigger provider model by reason at read { id } } } } }"""
+
+
+def _vector(embedder: HashingEmbedder, text: str) -> list[float]:
+    return [float(x) for x in embedder.embed_sync([text])[0]]
+
+
+def _run(op: str, read: list[str], produced: list[str]) -> RunWrite:
+    return RunWrite(
+        id=new_id("run"), op=op, trigger="recurrence", provider="test", model="m", status="ok",
+        prompt_tokens=10, completion_tokens=5, latency_ms=1.0, neighbor_count=len(read), threshold=0.7,
+        at=T0, read_ids=read, produced_ids=produced,
+    )  # fmt: skip
+
+
+async def _consolidate(
+    db: Database,
+    owner: Owner,
+    embedder: HashingEmbedder,
+    text: str,
+    day: int,
+    supersedes: list[tuple[str, str]] | None = None,
+) -> tuple[str, str]:
+    """One turn on `day` consolidated into an episode and one fact; (fact id, its run's id)."""
+    at = T0 + timedelta(days=day)
+    turn = NewInteraction("alice", text, at, _vector(embedder, text), source_ref=new_id("ref"))
+    ids = [s.id for s in await InteractionStore(db, DIMENSION).write_batch(owner, [turn])]
+    episode_run = _run("create_episode", ids, [])
+    episode = EpisodeWrite(
+        id=new_id("epi"), title=text, summary=text, embedding=_vector(embedder, text), first_at=at,
+        last_at=at, sources=[(i, 0.9) for i in ids], run_id=episode_run.id, valid_from=at,
+    )  # fmt: skip
+    fact = FactWrite(new_id("fact"), text, "preference", _vector(embedder, text), at, ids, supersedes or [])
+    refine = _run("refine_facts", [episode.id, *ids], [fact.id])
+    runs = [RunWrite(**{**episode_run.__dict__, "produced_ids": [episode.id]}), refine]
+    await ConsolidationStore(db, DIMENSION).commit(
+        owner, ConsolidationWrite(episode, [fact], runs, ids, at, refine.id)
+    )
+    return fact.id, refine.id
+
+
+async def _old_replacement(
+    db: Database,
+    owner: Owner,
+    embedder: HashingEmbedder,
+    later: str,
+    earlier: str,
+    earlier_day: int,
+    reason: str,
+) -> str:
+    """`earlier` said on `earlier_day`, consolidated after `later` and replacing it as older
+    versions wrote it; returns its fact id."""
+    new, run_id = await _consolidate(db, owner, embedder, earlier, earlier_day)
+    await db.driver.execute_query(
+        OLD_SUPERSEDE, owner.params(), new=new, old=later, reason=reason, run_id=run_id, database_=db.name
+    )
+    return new
+
+
+async def _rows(db: Database, query: str, **params: Any) -> list[dict[str, Any]]:
+    result = await db.driver.execute_query(query, params, database_=db.name)
+    return [r.data() for r in result.records]
+
+
+async def _left(db: Database) -> int:
+    rows = await _rows(db, "MATCH (f:Fact) WHERE f.valid_to < f.valid_from RETURN count(f) AS n")
+    return int(rows[0]["n"])
+
+
+async def _facts(db: Database, owner: Owner) -> list[tuple[Any, ...]]:
+    """The user's facts and replacements by text: status, validity, and each edge's at, reason and
+    the text of the fact its run produced."""
+    rows = await _rows(
+        db,
+        """MATCH (f:Fact {tenant: $tenant, user_id: $user_id})
+           OPTIONAL MATCH (f)-[s:SUPERSEDES]->(old:Fact)
+           OPTIONAL MATCH (:ConsolidationRun {id: s.run_id})-[:PRODUCED]->(by:Fact)
+           RETURN f.text AS text, f.status AS status, f.valid_from AS since, f.valid_to AS until,
+                  old.text AS replaced, s.at AS at, s.reason AS reason, by.text AS by
+           ORDER BY text, replaced""",
+        **owner.params(),
+    )
+    return [tuple(to_python(v) for v in r.values()) for r in rows]
+
+
+async def test_backfill_reverses_replacements_written_out_of_time_order(
+    db: Database, caller: Caller, embedder: HashingEmbedder
+) -> None:
+    alice, carol = Owner(caller.tenant, "alice"), Owner(caller.tenant, "carol")
+    bob = Owner(new_id("tenant"), "alice")  # another tenant, a user of the same name
+    left = await _left(db)  # the session's database may hold such facts from earlier runs
+    # Said on day 60, consolidated first; said on day 1, consolidated later, naming it as replaced.
+    dislikes, _ = await _consolidate(db, alice, embedder, "Alice dislikes sushi.", 60)
+    loves = await _old_replacement(db, alice, embedder, dislikes, "Alice loves sushi.", 1, "preference shift")
+    # A chain: Rome (day 5) closed Oslo (day 80) out of order, then Paris (day 90) replaced Rome.
+    oslo, _ = await _consolidate(db, alice, embedder, "Alice lives in Oslo.", 80)
+    rome = await _old_replacement(db, alice, embedder, oslo, "Alice lives in Rome.", 5, "moved")
+    await _consolidate(db, alice, embedder, "Alice lives in Paris.", 90, [(rome, "moved again")])
+    # Each said earlier than the one it closed: car (day 70) closed bike (day 90), bus (day 2) car.
+    bike, _ = await _consolidate(db, alice, embedder, "Alice rides a bike.", 90)
+    car = await _old_replacement(db, alice, embedder, bike, "Alice rides a car.", 70, "sold the bike")
+    bus = await _old_replacement(db, alice, embedder, car, "Alice rides a bus.", 2, "sold the car")
+    # What the current code writes for the same facts in the same order: the state to reach.
+    later, _ = await _consolidate(db, carol, embedder, "Alice dislikes sushi.", 60)
+    await _consolidate(db, carol, embedder, "Alice loves sushi.", 1, [(later, "preference shift")])
+    # Another tenant's in-order replacement.
+    old, _ = await _consolidate(db, bob, embedder, "Alice loves sushi.", 1)
+    await _consolidate(db, bob, embedder, "Alice dislikes sushi.", 60, [(old, "preference shift")])
+
+    broken = await caller.gql(AUDIT, {"id": dislikes})
+    assert broken["fact"]["status"] == "SUPERSEDED"
+    assert broken["fact"]["validTo"] < broken["fact"]["validFrom"]  # valid at no instant
+    before = {o: await _facts(db, o) for o in (alice, carol, bob)}
+    chain = [f for f in before[alice] if "lives" in f[0]]
+
+    done = await backfill(db, batch=1)  # batches smaller than the data: the loop must go on
+    assert (done.replacements, done.misordered_left) == (3, left + 1)  # Oslo, in a chain, stays
+    after = await _facts(db, alice)
+    assert [f for f in after if "sushi" in f[0]] == before[carol]
+    assert [f for f in after if "lives" in f[0]] == chain
+    assert await _facts(db, carol) == before[carol] and await _facts(db, bob) == before[bob]
+    # Link by link, in one migration: the history as the turns came in time order.
+    day = {d: T0 + timedelta(days=d) for d in (2, 70, 90)}
+    assert [f for f in after if "rides" in f[0]] == [
+        (
+            "Alice rides a bike.",
+            "active",
+            day[90],
+            None,
+            "Alice rides a car.",
+            day[90],
+            "sold the bike",
+            "Alice rides a car.",
+        ),
+        ("Alice rides a bus.", "superseded", day[2], day[70], None, None, None, None),
+        (
+            "Alice rides a car.",
+            "superseded",
+            day[70],
+            day[90],
+            "Alice rides a bus.",
+            day[70],
+            "sold the car",
+            "Alice rides a bus.",
+        ),
+    ]
+
+    # Both facts' audits list the one run that changed them, with what the edge held before.
+    audits = [(await caller.gql(AUDIT, {"id": i}))["fact"] for i in (dislikes, loves)]
+    assert [(a["status"], a["validTo"]) for a in audits] == [
+        ("ACTIVE", None),
+        ("SUPERSEDED", audits[0]["validFrom"]),
+    ]
+    assert audits[0]["supersedes"] == [{"fact": {"text": "Alice loves sushi."}}]
+    assert audits[1]["supersededBy"] == [{"fact": {"text": "Alice dislikes sushi."}}]
+    runs = [a["audit"]["corrections"] for a in audits]
+    assert runs[0] == runs[1] and len(runs[0]) == 1
+    record = runs[0][0]
+    assert {k: record[k] for k in ("op", "trigger", "provider", "model", "by")} == {
+        "op": "reorder_replacements",
+        "trigger": "upgrade",
+        "provider": "system",
+        "model": "system",
+        "by": "recmem upgrade",
+    }
+    assert sorted(n["id"] for n in record["read"]) == sorted([dislikes, loves, bike, car, bus])
+    day1 = (T0 + timedelta(days=1)).isoformat()
+    day60 = datetime.fromisoformat(audits[0]["validFrom"]).isoformat()
+    assert f"{loves} had replaced {dislikes} from {day1}, before it began" in record["reason"]
+    assert f"now {dislikes} replaces {loves} from {day60}" in record["reason"]
+
+    again = await backfill(db)
+    assert (again.total, again.replacements, again.misordered_left) == (0, 0, left + 1)
+    assert await _facts(db, alice) == after
+    assert (await caller.gql(AUDIT, {"id": dislikes}))["fact"]["audit"]["corrections"] == runs[0]
+    assert not await _rows(
+        db, "MATCH (r:ConsolidationRun {tenant: $t, provider: 'system'}) RETURN r", t=bob.tenant
+    )
