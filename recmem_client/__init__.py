@@ -49,6 +49,7 @@ from recmem_client.generated import (
     RecallFilter,
     Remembered,
     UserForgotten,
+    UserStats,
 )
 from recmem_client.operations import GENERATED_REF_PREFIX
 from recmem_client.protocol import DEFAULT_BASE_URL, NO_RETRY, RetryPolicy
@@ -98,4 +99,5 @@ __all__ = [
     "Unavailable",
     "Unit",
     "UserForgotten",
+    "UserStats",
 ]

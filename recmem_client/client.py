@@ -14,7 +14,7 @@ interaction per (tenant, user, source_ref) and answers a repeat with the existin
 caller gives no source_ref the client generates a random one for that call (`recmem-client:`
 and a uuid4), kept across its retries; two separate calls never share one. Give your own
 source_ref (a message id, say) to make retries across process restarts safe too.
-`remember`, `remember_batch`, `recall` and `audit` are retried on UNAVAILABLE, connection
+`remember`, `remember_batch`, `recall`, `audit` and `stats` are retried on UNAVAILABLE, connection
 failures and timeouts, and 429 (honouring Retry-After). `answer`, `consolidate` and the forget
 mutations are retried only when the service cannot have run them (a 429, or no connection made);
 operations.py says why.
@@ -158,6 +158,7 @@ class AsyncMemoryClient(_Client[httpx.AsyncBaseTransport, httpx.AsyncClient]):
     recall = _awaiting(ops.recall)
     answer = _awaiting(ops.answer)
     audit = _awaiting(ops.audit)
+    stats = _awaiting(ops.stats)
     forget_interaction = _awaiting(ops.forget_interaction)
     forget_user = _awaiting(ops.forget_user)
     correct_fact = _awaiting(ops.correct_fact)
@@ -212,6 +213,7 @@ class MemoryClient(_Client[httpx.BaseTransport, httpx.Client]):
     recall = _blocking(ops.recall)
     answer = _blocking(ops.answer)
     audit = _blocking(ops.audit)
+    stats = _blocking(ops.stats)
     forget_interaction = _blocking(ops.forget_interaction)
     forget_user = _blocking(ops.forget_user)
     correct_fact = _blocking(ops.correct_fact)

@@ -511,6 +511,34 @@ class UserForgotten:
     runs: int
 
 
+@dataclass(frozen=True, slots=True)
+class UserStats:
+    """Sizes of a user's memory and what consolidation has cost."""
+
+    # Interactions stored.
+    interactions: int
+    # Interactions absorbed into episodes.
+    consolidated: int
+    # Interactions the recurrence gate has not run on yet.
+    pending: int
+    # Episodes (current versions).
+    episodes: int
+    # Episode versions, old ones included.
+    episode_versions: int
+    # Facts in force.
+    active_facts: int
+    # Facts replaced by newer ones.
+    superseded_facts: int
+    # Facts a person retracted (kept for audit).
+    retracted_facts: int
+    # Consolidation and answer runs recorded.
+    runs: int
+    # Prompt tokens spent in total.
+    prompt_tokens: int
+    # Completion tokens spent in total.
+    completion_tokens: int
+
+
 class BudgetInput(TypedDict):
     """How many hits each layer may contribute (RecMem's defaults: 10 / 5 / 10), and optionally a token
     budget for one assembled context across the three layers."""
@@ -670,6 +698,13 @@ class AnswerVariables(TypedDict):
     filter: NotRequired[RecallFilter | None]
     minScore: NotRequired[float | None]
     askedAt: NotRequired[str | datetime | None]
+
+
+class StatsVariables(TypedDict):
+    """The variables of Stats."""
+
+    userId: str
+    filter: NotRequired[RecallFilter | None]
 
 
 class AuditVariables(TypedDict):
@@ -875,6 +910,22 @@ fragment Episode on Episode {
   sessionIds
 }
 fragment Fact on Fact { id userId text kind status validFrom validTo createdAt agentIds sessionIds }""",
+)
+
+
+STATS: Document[StatsVariables, UserStats] = Document(
+    name="Stats",
+    mutation=False,
+    path=("user", "stats"),
+    result=UserStats,
+    text="""query Stats($userId: ID!, $filter: RecallFilter) {
+  user(id: $userId) {
+    stats(filter: $filter) {
+      interactions consolidated pending episodes episodeVersions activeFacts supersededFacts
+      retractedFacts runs promptTokens completionTokens
+    }
+  }
+}""",
 )
 
 

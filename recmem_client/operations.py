@@ -30,6 +30,7 @@ from recmem_client.generated import (
     Remembered,
     UnitInput,
     UserForgotten,
+    UserStats,
 )
 from recmem_client.types import Layers, Unit
 
@@ -99,6 +100,7 @@ RECALL = Kind(generated.RECALL, retryable=True)  # a read
 # Not retried: each answer calls the model and records a run, so a retry could pay twice.
 ANSWER = Kind(generated.ANSWER, retryable=False)
 AUDIT = Kind(generated.AUDIT, retryable=True)  # a read
+STATS = Kind(generated.STATS, retryable=True)  # a read
 # Not retried: after a lost answer the retry would find nothing left and raise NotFound.
 FORGET_INTERACTION = Kind(generated.FORGET_INTERACTION, retryable=False)
 FORGET_USER = Kind(generated.FORGET_USER, retryable=False)
@@ -248,6 +250,12 @@ def answer(
             "askedAt": _time(asked_at),
         }
     )
+
+
+def stats(user_id: str, *, filter: RecallFilter | None = None) -> Operation[UserStats]:
+    """Sizes of the user's memory and its cost. `filter` (recall's) narrows the interactions,
+    episodes and facts counted; runs and tokens stay the user's whole (runs hold no scope)."""
+    return STATS({"userId": user_id, "filter": _filter(filter)})
 
 
 def audit(fact_id: str) -> Operation[FactAudit]:

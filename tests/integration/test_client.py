@@ -693,3 +693,32 @@ async def test_scopes_and_filters_end_to_end(open_client: Opener, live: str, ten
         with pytest.raises(BadUserInput, match="JSON"):
             await memory.recall("erin", "tea", filter={"metadata": [{"key": "a", "equals": {1, 2}}]})
         assert (await memory.recall("erin", "Bad")).subconscious[0].interaction.text != "Bad."
+
+
+async def test_stats_take_the_filter_recall_takes(open_client: Opener, live: str, tenant: Tenant) -> None:
+    async with open_client(tenant.key, live) as memory:
+        notes = ["I bought a red bicycle.", "The dentist is on Friday.", "My favourite tea is jasmine."]
+        for day, agent in enumerate(["a1", "a2", "a1"]):
+            await memory.remember(
+                "gail", notes[day], occurred_at=_day(day), agent_id=agent, metadata={"day": day}
+            )
+        await memory.add_fact("gail", "Gail rides a red bicycle.", "attribute", agent_id="a1")
+        whole = await memory.stats("gail")
+        assert (whole.interactions, whole.active_facts, whole.episodes) == (3, 1, 0)
+        mine = await memory.stats("gail", filter={"agentIds": ["a1"]})
+        assert (mine.interactions, mine.active_facts) == (2, 1)
+        theirs = await memory.stats(
+            "gail", filter={"metadata": [{"key": "day", "anyOf": [1, 2]}], "agentIds": ["a2"]}
+        )
+        assert (theirs.interactions, theirs.active_facts) == (1, 0)
+        # Runs hold no scope: their count and cost stay the user's whole under any filter.
+        assert (theirs.runs, theirs.prompt_tokens) == (whole.runs, whole.prompt_tokens)
+        # A filter's times may be datetimes, as recall's are; a naive one is refused, as there.
+        later = await memory.stats("gail", filter={"occurredAfter": _day(1)})
+        assert later.interactions == 2
+        with pytest.raises(BadUserInput, match="timezone"):
+            await memory.stats("gail", filter={"occurredAfter": datetime(2024, 5, 2)})
+        with pytest.raises(BadUserInput):
+            await memory.stats("gail", filter={"agentIds": []})
+        with pytest.raises(NotFound):
+            await memory.stats("nobody", filter={"agentIds": ["a1"]})
