@@ -8,9 +8,9 @@ import json
 import re
 import string
 from collections import Counter
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -46,13 +46,28 @@ def count_tokens(text: str) -> int:
 # -- embeddings ----------------------------------------------------------------------------------
 
 
+# Texts embedded between two writes of the store: a killed run loses at most this many (a minute
+# or two of MiniLM on two loaded cores); a write costs milliseconds.
+STORE_EVERY = 512
+
+
+@runtime_checkable
+class BatchPlanner(Protocol):
+    """An embedder that says which rows of a call it batches together (OnnxMiniLMEmbedder)."""
+
+    def batches(self, texts: list[str]) -> list[list[int]]: ...
+
+
 class CachedEmbedder:
     """Wraps an embedder with a per-text cache.
 
     The modes of one run embed the same turns and questions; embedding them once (in large batches,
     up front) keeps MiniLM's CPU time out of the per-mode construction figures and saves minutes.
     Vectors are deterministic per text, so caching changes no result. With a `store` path the
-    vectors also persist between runs (bench/embedding_store.py).
+    vectors also persist between runs (bench/embedding_store.py), written every `STORE_EVERY`
+    texts, so a rerun of a killed run embeds only what was not stored. Each write holds whole
+    batches of the embedder's plan for the call (BatchPlanner; else texts in order), so the
+    vectors are the ones one call makes, bit for bit.
     """
 
     def __init__(self, inner: Embedder, store: Path | None = None) -> None:
@@ -69,14 +84,31 @@ class CachedEmbedder:
         if missing and self._store is not None:
             self._cache.update(self._store.get(missing))
             missing = [t for t in missing if t not in self._cache]
-        if missing:
-            made = dict(zip(missing, await self.inner.embed(missing), strict=True))
+        for chunk in self._chunks(missing):
+            made = dict(zip(chunk, await self.inner.embed(chunk), strict=True))
             self._cache.update(made)
             if self._store is not None:
                 self._store.put(made)
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([self._cache[t] for t in texts]).astype(np.float32)
+
+    def _chunks(self, texts: list[str]) -> Iterator[list[str]]:
+        """`texts` in calls of whole batches, at least `STORE_EVERY` texts each but the last."""
+        if not texts:
+            return
+        if isinstance(self.inner, BatchPlanner):
+            batches = self.inner.batches(texts)
+        else:
+            batches = [[i] for i in range(len(texts))]
+        chunk: list[str] = []
+        for rows in batches:
+            chunk += [texts[i] for i in rows]
+            if len(chunk) >= STORE_EVERY:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
 
 
 # -- the local server's extractive responder -----------------------------------------------------

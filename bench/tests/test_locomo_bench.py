@@ -19,6 +19,7 @@ from bench.common import (
     normalize_answer,
     token_f1,
 )
+from bench.embedding_store import EmbeddingStore
 from bench.locomo.cli import main
 from bench.locomo.construction import Construction
 from bench.locomo.contexts import compare_contexts, context_hash
@@ -41,6 +42,7 @@ from bench.locomo.targets import budget_lines, check_targets
 from consolidation.consolidating.llm_consolidator import LLMConsolidator
 from consolidation.consolidating.prompts import create_episode
 from consolidation.consolidating.prompts.common import Turn
+from consolidation.providers.embedders import normalize
 from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.providers.llm import build_language_model
 from consolidation.settings import EngineSettings, LLMSettings
@@ -457,6 +459,64 @@ async def test_cached_embedder_keeps_vectors_between_runs(tmp_path: Path) -> Non
     assert (again[0] == first[1]).all() and (again[2] == first[0]).all()
     other = await CachedEmbedder(Counting(8), store).embed(["a b"])
     assert calls[-1] == ["a b"] and other.shape == (1, 8)
+
+
+class Failing(HashingEmbedder):
+    """Raises, as a killed run stops, once it would pass `after` texts embedded in all."""
+
+    def __init__(self, dimension: int, after: int) -> None:
+        super().__init__(dimension)
+        self.after, self.done = after, 0
+
+    async def embed(self, texts: list[str]) -> Any:
+        if self.done + len(texts) > self.after:
+            raise KeyboardInterrupt
+        self.done += len(texts)
+        return await super().embed(texts)
+
+
+async def test_cached_embedder_stores_progress_an_interrupted_call_made(tmp_path: Path) -> None:
+    texts = [f"turn {i} of a long conversation about topic {i % 7}" for i in range(3000)]
+    store = tmp_path / "vectors.sqlite"
+    with pytest.raises(KeyboardInterrupt):
+        await CachedEmbedder(Failing(16, after=1500), store).embed(texts)
+    kept = EmbeddingStore(store, "hashing-v2", 16).get(texts)
+    assert 0 < len(kept) <= 1500
+    calls: list[list[str]] = []
+
+    class Counting(HashingEmbedder):
+        async def embed(self, texts: list[str]) -> Any:
+            calls.append(texts)
+            return await super().embed(texts)
+
+    resumed = await CachedEmbedder(Counting(16), store).embed(texts)
+    assert [t for call in calls for t in call] == [t for t in texts if t not in kept]
+    whole = await CachedEmbedder(HashingEmbedder(16)).embed(texts)
+    assert resumed.tobytes() == whole.tobytes()
+
+
+class Padded(HashingEmbedder):
+    """Batches of 4 texts, longest first; a row depends on its batch's longest text, as MiniLM's
+    padding makes its vectors differ in the last bits."""
+
+    def batches(self, texts: list[str]) -> list[list[int]]:
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        return [order[start : start + 4] for start in range(0, len(order), 4)]
+
+    async def embed(self, texts: list[str]) -> Any:
+        self.calls = getattr(self, "calls", 0) + 1
+        rows = await super().embed(texts)
+        for batch in self.batches(texts):
+            rows[batch] += max(len(texts[i]) for i in batch) * 1e-3
+        return normalize(rows)
+
+
+async def test_cached_embedder_chunks_keep_the_embedders_batches() -> None:
+    texts = [f"turn {i} " + "word " * (i * 7919 % 23) for i in range(1500)]
+    whole = await Padded(16).embed(texts)
+    inner = Padded(16)
+    chunked = await CachedEmbedder(inner).embed(texts)
+    assert inner.calls > 1 and chunked.tobytes() == whole.tobytes()
 
 
 def test_contexts_compare_per_mode_and_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

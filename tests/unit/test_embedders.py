@@ -253,6 +253,17 @@ def test_minilm_batches_by_length_and_keeps_input_order(minilm: OnnxMiniLMEmbedd
     assert float(together[0] @ together[1]) < 0.9
 
 
+def test_minilm_batches_are_the_calls_that_keep_its_vectors(minilm: OnnxMiniLMEmbedder) -> None:
+    texts = ["a", "a much longer text about the weather in Lisbon in May", "🙂", "", "mid length text", "ok?"]
+    small = OnnxMiniLMEmbedder(batch_size=2)
+    small._runtime = minilm.loaded()
+    plan = small.batches(texts)
+    assert plan[0] == [1, 4] and sorted(i for rows in plan for i in rows) == list(range(len(texts)))
+    whole = small.embed_sync(texts)
+    for rows in plan:  # each batch in a call of its own: the same vectors, bit for bit
+        assert small.embed_sync([texts[i] for i in rows]).tobytes() == whole[rows].tobytes()
+
+
 async def test_minilm_loads_once_under_concurrency(monkeypatch: pytest.MonkeyPatch) -> None:
     loads: list[int] = []
     real_load = onnx_minilm._load

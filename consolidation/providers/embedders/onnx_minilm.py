@@ -83,18 +83,28 @@ class OnnxMiniLMEmbedder:
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
         runtime = self.loaded()
-        encodings = runtime.tokenizer.encode_batch(texts)
-        token_ids = [encoding.ids for encoding in encodings]
-        # Longest first, so that each batch pads to a similar length (sentence-transformers does
-        # the same); the rows are put back in input order.
-        order = sorted(range(len(texts)), key=lambda i: -len(token_ids[i]))
+        token_ids = self._token_ids(texts)
         result = np.empty((len(texts), DIMENSION), dtype=np.float32)
-        for start in range(0, len(order), self._batch_size):
-            rows = order[start : start + self._batch_size]
+        for rows in self._batches(token_ids):
             ids, mask = _padded([token_ids[i] for i in rows])
             (vectors,) = runtime.session.run(None, {"input_ids": ids, "attention_mask": mask})
             result[rows] = vectors
         return normalize(result)
+
+    def batches(self, texts: list[str]) -> list[list[int]]:
+        """The rows of `texts` each batch of `embed(texts)` holds, in the order they run. A row's
+        vector depends on its batch (padding), so embedding whole batches of this plan, in its
+        order, in several calls gives the same vectors bit for bit as one call."""
+        return self._batches(self._token_ids(texts))
+
+    def _token_ids(self, texts: list[str]) -> list[list[int]]:
+        return [encoding.ids for encoding in self.loaded().tokenizer.encode_batch(texts)]
+
+    def _batches(self, token_ids: list[list[int]]) -> list[list[int]]:
+        # Longest first, so that each batch pads to a similar length (sentence-transformers does
+        # the same); the rows are put back in input order.
+        order = sorted(range(len(token_ids)), key=lambda i: -len(token_ids[i]))
+        return [order[start : start + self._batch_size] for start in range(0, len(order), self._batch_size)]
 
     def loaded(self) -> _Runtime:
         with self._lock:
