@@ -9,89 +9,14 @@ from typing import Any
 
 from consolidation.providers.embedders.hashing import HashingEmbedder
 from graph.backfill import backfill
-from graph.consolidations import ConsolidationStore
 from graph.database import Database
-from graph.interactions import InteractionStore
-from graph.models import (
-    ConsolidationWrite,
-    EpisodeWrite,
-    FactWrite,
-    NewInteraction,
-    Owner,
-    RunWrite,
-    new_id,
-    to_python,
-)
+from graph.models import Owner, new_id, to_python
 from tests.support.api import T0, Caller
-from tests.support.engines import DIMENSION
-
-# What versions before the in-order rule wrote for a fact naming another it replaces: the named
-# fact closed at the new fact's start, whatever its own (create_facts.cypher before 7fda80b).
-OLD_SUPERSEDE = """
-MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: $new})
-MATCH (old:Fact {tenant: $tenant, user_id: $user_id, id: $old, status: 'active'})
-SET old.status = 'superseded', old.valid_to = f.valid_from
-CREATE (f)-[:SUPERSEDES {at: f.valid_from, reason: $reason, run_id: $run_id}]->(old)"""
+from tests.support.misordered import consolidate, old_replacement
 
 AUDIT = """query($id: ID!) { fact(id: $id) { status validFrom validTo
   supersedes { fact { text } } supersededBy { fact { text } }
   audit { corrections { op trigger provider model by reason at read { id } } } } }"""
-
-
-def _vector(embedder: HashingEmbedder, text: str) -> list[float]:
-    return [float(x) for x in embedder.embed_sync([text])[0]]
-
-
-def _run(op: str, read: list[str], produced: list[str]) -> RunWrite:
-    return RunWrite(
-        id=new_id("run"), op=op, trigger="recurrence", provider="test", model="m", status="ok",
-        prompt_tokens=10, completion_tokens=5, latency_ms=1.0, neighbor_count=len(read), threshold=0.7,
-        at=T0, read_ids=read, produced_ids=produced,
-    )  # fmt: skip
-
-
-async def _consolidate(
-    db: Database,
-    owner: Owner,
-    embedder: HashingEmbedder,
-    text: str,
-    day: int,
-    supersedes: list[tuple[str, str]] | None = None,
-) -> tuple[str, str]:
-    """One turn on `day` consolidated into an episode and one fact; (fact id, its run's id)."""
-    at = T0 + timedelta(days=day)
-    turn = NewInteraction("alice", text, at, _vector(embedder, text), source_ref=new_id("ref"))
-    ids = [s.id for s in await InteractionStore(db, DIMENSION).write_batch(owner, [turn])]
-    episode_run = _run("create_episode", ids, [])
-    episode = EpisodeWrite(
-        id=new_id("epi"), title=text, summary=text, embedding=_vector(embedder, text), first_at=at,
-        last_at=at, sources=[(i, 0.9) for i in ids], run_id=episode_run.id, valid_from=at,
-    )  # fmt: skip
-    fact = FactWrite(new_id("fact"), text, "preference", _vector(embedder, text), at, ids, supersedes or [])
-    refine = _run("refine_facts", [episode.id, *ids], [fact.id])
-    runs = [RunWrite(**{**episode_run.__dict__, "produced_ids": [episode.id]}), refine]
-    await ConsolidationStore(db, DIMENSION).commit(
-        owner, ConsolidationWrite(episode, [fact], runs, ids, at, refine.id)
-    )
-    return fact.id, refine.id
-
-
-async def _old_replacement(
-    db: Database,
-    owner: Owner,
-    embedder: HashingEmbedder,
-    later: str,
-    earlier: str,
-    earlier_day: int,
-    reason: str,
-) -> str:
-    """`earlier` said on `earlier_day`, consolidated after `later` and replacing it as older
-    versions wrote it; returns its fact id."""
-    new, run_id = await _consolidate(db, owner, embedder, earlier, earlier_day)
-    await db.driver.execute_query(
-        OLD_SUPERSEDE, owner.params(), new=new, old=later, reason=reason, run_id=run_id, database_=db.name
-    )
-    return new
 
 
 async def _rows(db: Database, query: str, **params: Any) -> list[dict[str, Any]]:
@@ -127,22 +52,22 @@ async def test_backfill_reverses_replacements_written_out_of_time_order(
     bob = Owner(new_id("tenant"), "alice")  # another tenant, a user of the same name
     left = await _left(db)  # the session's database may hold such facts from earlier runs
     # Said on day 60, consolidated first; said on day 1, consolidated later, naming it as replaced.
-    dislikes, _ = await _consolidate(db, alice, embedder, "Alice dislikes sushi.", 60)
-    loves = await _old_replacement(db, alice, embedder, dislikes, "Alice loves sushi.", 1, "preference shift")
+    dislikes, _ = await consolidate(db, alice, embedder, "Alice dislikes sushi.", 60)
+    loves = await old_replacement(db, alice, embedder, dislikes, "Alice loves sushi.", 1, "preference shift")
     # A chain: Rome (day 5) closed Oslo (day 80) out of order, then Paris (day 90) replaced Rome.
-    oslo, _ = await _consolidate(db, alice, embedder, "Alice lives in Oslo.", 80)
-    rome = await _old_replacement(db, alice, embedder, oslo, "Alice lives in Rome.", 5, "moved")
-    await _consolidate(db, alice, embedder, "Alice lives in Paris.", 90, [(rome, "moved again")])
+    oslo, _ = await consolidate(db, alice, embedder, "Alice lives in Oslo.", 80)
+    rome = await old_replacement(db, alice, embedder, oslo, "Alice lives in Rome.", 5, "moved")
+    await consolidate(db, alice, embedder, "Alice lives in Paris.", 90, [(rome, "moved again")])
     # Each said earlier than the one it closed: car (day 70) closed bike (day 90), bus (day 2) car.
-    bike, _ = await _consolidate(db, alice, embedder, "Alice rides a bike.", 90)
-    car = await _old_replacement(db, alice, embedder, bike, "Alice rides a car.", 70, "sold the bike")
-    bus = await _old_replacement(db, alice, embedder, car, "Alice rides a bus.", 2, "sold the car")
+    bike, _ = await consolidate(db, alice, embedder, "Alice rides a bike.", 90)
+    car = await old_replacement(db, alice, embedder, bike, "Alice rides a car.", 70, "sold the bike")
+    bus = await old_replacement(db, alice, embedder, car, "Alice rides a bus.", 2, "sold the car")
     # What the current code writes for the same facts in the same order: the state to reach.
-    later, _ = await _consolidate(db, carol, embedder, "Alice dislikes sushi.", 60)
-    await _consolidate(db, carol, embedder, "Alice loves sushi.", 1, [(later, "preference shift")])
+    later, _ = await consolidate(db, carol, embedder, "Alice dislikes sushi.", 60)
+    await consolidate(db, carol, embedder, "Alice loves sushi.", 1, [(later, "preference shift")])
     # Another tenant's in-order replacement.
-    old, _ = await _consolidate(db, bob, embedder, "Alice loves sushi.", 1)
-    await _consolidate(db, bob, embedder, "Alice dislikes sushi.", 60, [(old, "preference shift")])
+    old, _ = await consolidate(db, bob, embedder, "Alice loves sushi.", 1)
+    await consolidate(db, bob, embedder, "Alice dislikes sushi.", 60, [(old, "preference shift")])
 
     broken = await caller.gql(AUDIT, {"id": dislikes})
     assert broken["fact"]["status"] == "SUPERSEDED"
