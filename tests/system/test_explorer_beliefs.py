@@ -3,15 +3,18 @@ fact's audit view shows each change (what, why, who, when) and the superseding f
 
 A `recmem serve` on the session's Neo4j is seeded over HTTP with the sushi story (an episode
 created, then merged); chromium signs in, opens the merge's fact, corrects it, follows the
-correction to the new fact, retracts that, and adds a fact on the list. Screenshots go to the
+correction to the new fact, retracts that, and adds a fact on the list; a replacement an older
+version wrote out of time order, repaired by migration, shows as such. Screenshots go to the
 folder the test prints (RECMEM_EXPLORER_SHOTS to choose it).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,10 +23,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from graph.backfill import backfill
+from graph.database import Database
+from graph.models import Owner
 from graph.settings import Neo4jSettings
 from harness.serve_process import free_port
 from tests.support.api import STORY
 from tests.support.browser import offline_chromium
+from tests.support.engines import DIMENSION
+from tests.support.misordered import consolidate, old_replacement
 from tests.support.serve import KeyedService, keyed_service, serve_env
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
@@ -86,6 +95,13 @@ def _fill(page: Page, form: str, **fields: str) -> None:
         scope.get_by_label(label.capitalize()).fill(value)
 
 
+def _sign_in(page: Page, service: KeyedService) -> None:
+    page.goto(f"{service.base}/ui")
+    page.get_by_label("API key").fill(service.key)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_test_id("tenant")).to_contain_text(service.tenant, timeout=30_000)
+
+
 def test_the_explorer_corrects_retracts_and_adds_facts(service: KeyedService, browser: Browser) -> None:
     fact_id = _seed(service)
     shots = _shots()
@@ -94,10 +110,7 @@ def test_the_explorer_corrects_retracts_and_adds_facts(service: KeyedService, br
     problems: list[str] = []
     page.on("pageerror", lambda error: problems.append(str(error)))
     with closing(context):
-        page.goto(f"{service.base}/ui")
-        page.get_by_label("API key").fill(service.key)
-        page.get_by_role("button", name="Sign in").click()
-        expect(page.get_by_test_id("tenant")).to_contain_text(service.tenant, timeout=30_000)
+        _sign_in(page, service)
         page.goto(f"{service.base}/ui#/u/dave/facts/{fact_id}")
         detail = page.get_by_test_id("fact-detail")
         expect(detail).to_be_visible(timeout=30_000)
@@ -154,4 +167,41 @@ def test_the_explorer_corrects_retracts_and_adds_facts(service: KeyedService, br
             "Dave is allergic to shellfish.", timeout=30_000
         )
         page.screenshot(path=str(shots / "04-added.png"))
+    assert problems == []
+
+
+def test_a_replacement_repaired_on_upgrade_shows_as_such(
+    service: KeyedService, browser: Browser, neo4j_settings: Neo4jSettings
+) -> None:
+    owner = Owner(service.tenant, "erin")
+
+    async def misordered_then_migrated() -> str:
+        """Erin's later fact closed by an earlier one as older versions wrote it, then a migration."""
+        db = Database.connect(neo4j_settings)
+        try:
+            embedder = HashingEmbedder(DIMENSION)
+            later, _ = await consolidate(db, owner, embedder, "Erin drinks coffee.", 60)
+            await old_replacement(db, owner, embedder, later, "Erin drinks tea.", 1, "switched drinks")
+            assert (await backfill(db)).replacements >= 1
+            return later
+        finally:
+            await db.close()
+
+    # Playwright's sync API runs an event loop on this thread: the store's coroutine gets its own.
+    with ThreadPoolExecutor(1) as thread:
+        fact_id = thread.submit(asyncio.run, misordered_then_migrated()).result()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    with closing(context):
+        _sign_in(page, service)
+        page.goto(f"{service.base}/ui#/u/erin/facts/{fact_id}")
+        expect(page.get_by_test_id("fact-detail")).to_be_visible(timeout=30_000)
+        expect(page.get_by_role("heading", name="Changes", exact=True)).to_be_visible()
+        repair = page.get_by_test_id("fact-corrections").locator("li[data-trigger=upgrade]")
+        expect(repair).to_contain_text("Repaired on upgrade", timeout=30_000)
+        expect(repair).to_contain_text("recmem upgrade")
+        expect(repair).to_contain_text("had replaced")
+        page.screenshot(path=str(_shots() / "05-repaired.png"))
     assert problems == []

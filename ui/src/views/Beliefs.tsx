@@ -35,19 +35,22 @@ const RECOUNT = { additionalTypenames: ["UserStats"] };
 
 export type Correction = { id: string; op: string; trigger: string; reason?: string | null; by?: string | null; at: string };
 
-// Each trigger of a person's run (docs/corrections.md); a forget that changed the fact records `erasure`.
+// Each trigger of a person's run (docs/corrections.md); a forget that changed the fact records `erasure`,
+// and the migration that reversed a replacement written out of time order `upgrade`.
 const CHANGE_WORDS: Record<string, string> = {
   correction: "Corrected",
   retraction: "Retracted",
   manual: "Added by hand",
   erasure: "Turn forgotten",
+  upgrade: "Repaired on upgrade",
 };
 
-/** The changes people made to the fact: what, why, who and when (the audit's corrections). */
+/** The changes made to the fact since consolidation wrote it, by people or by an upgrade's repair:
+ * what, why, who and when (the audit's corrections). */
 export function Changes({ corrections }: { corrections: Correction[] }) {
   return (
     <>
-      <h3>Changes by people</h3>
+      <h3>Changes</h3>
       {corrections.length === 0 ? (
         <p className="muted">None: memory holds it as consolidation wrote it.</p>
       ) : (
