@@ -18,7 +18,7 @@ from consolidation.settings import EngineSettings
 from consolidation.stores import Stores
 from graph.beliefs import Action, BeliefChange, BeliefWrite, StatedFact
 from graph.errors import InvalidInput, NotFound
-from graph.models import Owner, RunWrite, new_id
+from graph.models import Owner, RunWrite, change_run, new_id
 from graph.scopes import check_scopes, scope_tokens
 from graph.validation import require_aware, require_name, require_owner, require_text
 from graph.vocabulary import (
@@ -28,7 +28,6 @@ from graph.vocabulary import (
     MAX_FACT_BYTES,
     MAX_REASON_BYTES,
     PERSON_PROVIDER,
-    RUN_ID_PREFIX,
 )
 
 __all__ = ["PERSON", "TRIGGERS", "BeliefChange", "Beliefs", "person_run"]
@@ -177,21 +176,4 @@ def person_run(
 ) -> RunWrite:
     """The run of a person's change (a fact's correction, retraction or addition, or a forget):
     no model, no tokens; who and why."""
-    return RunWrite(
-        id=new_id(RUN_ID_PREFIX),
-        op=op,
-        trigger=trigger,
-        provider=PERSON,
-        model=PERSON,
-        status="ok",
-        prompt_tokens=0,
-        completion_tokens=0,
-        latency_ms=0.0,
-        neighbor_count=0,
-        threshold=None,
-        at=at,
-        read_ids=read,
-        produced_ids=produced,
-        reason=reason,
-        by=by,
-    )
+    return change_run(op, trigger, PERSON, by, reason, at, read, produced)

@@ -26,11 +26,10 @@ from graph.commit_steps import record_runs, require_lease
 from graph.database import Database, Row, run
 from graph.leases import LeaseStore
 from graph.lexical import LAYER_STATISTICS, length
-from graph.models import Owner, RunWrite, new_id, to_python
+from graph.models import Owner, change_run, to_python
 from graph.scopes import metadata_from, scope_tokens
 from graph.vocabulary import (
     PERSON_PROVIDER,
-    RUN_ID_PREFIX,
     SYSTEM_PROVIDER,
     UPGRADE_BY,
     UPGRADE_TRIGGER,
@@ -161,22 +160,16 @@ async def _reorder(tx: AsyncManagedTransaction, owner: Owner, holder: str) -> in
     if not rows:
         return 0
     changed = list(dict.fromkeys(i for r in rows for i in (r["later_id"], r["earlier_id"])))
-    record = RunWrite(
-        id=new_id(RUN_ID_PREFIX),
-        op="reorder_replacements",
-        trigger=UPGRADE_TRIGGER,
-        provider=SYSTEM_PROVIDER,
-        model=SYSTEM_PROVIDER,
-        status="ok",
-        prompt_tokens=0,
-        completion_tokens=0,
-        latency_ms=0.0,
+    record = change_run(
+        "reorder_replacements",
+        UPGRADE_TRIGGER,
+        SYSTEM_PROVIDER,
+        UPGRADE_BY,
+        _reason(rows),
+        datetime.now(UTC),
+        changed,
+        [],
         neighbor_count=len(changed),
-        threshold=None,
-        at=datetime.now(UTC),
-        read_ids=changed,
-        reason=_reason(rows),
-        by=UPGRADE_BY,
     )
     await record_runs(tx, owner, [record])
     return len(rows)

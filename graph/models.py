@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, Generic, TypeVar
 
 from graph.validation import VectorValues, require_aware
-from graph.vocabulary import FactStatus
+from graph.vocabulary import RUN_ID_PREFIX, FactStatus
 
 T = TypeVar("T")
 
@@ -266,6 +266,40 @@ class RunWrite(RunAccount):
     by: str | None = None
     triggered_by: str | None = None
     rule: str | None = None
+
+
+def change_run(
+    op: str,
+    trigger: str,
+    provider: str,
+    by: str,
+    reason: str | None,
+    at: datetime,
+    read: list[str],
+    produced: list[str],
+    *,
+    neighbor_count: int = 0,
+) -> RunWrite:
+    """The run of a change no model made (a person's, or a migration's repair): no tokens, the
+    provider as its model; who and why."""
+    return RunWrite(
+        id=new_id(RUN_ID_PREFIX),
+        op=op,
+        trigger=trigger,
+        provider=provider,
+        model=provider,
+        status="ok",
+        prompt_tokens=0,
+        completion_tokens=0,
+        latency_ms=0.0,
+        neighbor_count=neighbor_count,
+        threshold=None,
+        at=at,
+        read_ids=read,
+        produced_ids=produced,
+        reason=reason,
+        by=by,
+    )
 
 
 @dataclass(frozen=True)
