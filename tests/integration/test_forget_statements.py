@@ -1,0 +1,63 @@
+"""What a forget's statements read: the user's own nodes by index, never every tenant's nodes of a
+label, and work that does not grow with the user's whole history."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from graph.cypher import statement
+from graph.database import Database
+from graph.models import Owner
+
+
+async def _profiled(db: Database, name: str, **params: Any) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The statement's rows and (operator, details, db hits) of every operator of its profile."""
+    result = await db.driver.execute_query("PROFILE " + statement(name), params, database_=db.name)
+    profile = result.summary.profile
+    assert profile is not None
+    return [r.data() for r in result.records], list(_operators(profile))
+
+
+def _operators(plan: dict[str, Any]) -> Any:
+    name = str(plan.get("operatorType", "")).split("@")[0]
+    yield name, str(plan.get("args", {}).get("Details", "")), int(plan.get("dbHits", 0))
+    for child in plan.get("children", []):
+        yield from _operators(child)
+
+
+async def _events(db: Database, owner: Owner, n: int, trigger: str) -> None:
+    await db.driver.execute_query(
+        "UNWIND range(1, $n) AS k CREATE (:ConsolidationEvent {id: 'evt_' + $t + k, tenant: $t, "
+        "user_id: $u, seq: k, trigger_id: $trigger, action: 'created', consolidated_ids: [$trigger], "
+        "fact_ids: [], superseded_fact_ids: []})",
+        t=owner.tenant,
+        u=owner.user_id,
+        n=n,
+        trigger=trigger,
+        database_=db.name,
+    )
+
+
+async def test_forgetting_a_turn_reads_only_its_users_events(db: Database, owner: Owner) -> None:
+    await _events(db, owner, 3, "int_gone")
+    # Another tenant's event log, as on any shared database: the forget reads none of it.
+    await _events(db, Owner(f"t-{uuid.uuid4().hex[:12]}", "bob"), 2000, "int_other")
+    rows, operators = await _profiled(
+        db, "queries/forget/delete_events", **owner.params(), node_ids=["int_gone", "fact_x"]
+    )
+    assert rows == [{"erased": 3}]
+    assert not any("Scan" in name for name, _, _ in operators), operators
+    assert sum(hits for _, _, hits in operators) < 200, operators
+
+
+async def test_forgetting_a_user_reads_only_its_events(db: Database, owner: Owner) -> None:
+    await db.driver.execute_query(
+        "CREATE (:User {tenant: $t, id: $u})", t=owner.tenant, u=owner.user_id, database_=db.name
+    )
+    await _events(db, owner, 3, "int_gone")
+    await _events(db, Owner(f"t-{uuid.uuid4().hex[:12]}", "bob"), 2000, "int_other")
+    rows, operators = await _profiled(db, "queries/forget/delete_user", **owner.params())
+    assert rows == [{"erased": 1}]
+    assert not any("Scan" in name for name, _, _ in operators), operators
+    assert sum(hits for _, _, hits in operators) < 200, operators
