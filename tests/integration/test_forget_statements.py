@@ -61,3 +61,25 @@ async def test_forgetting_a_user_reads_only_its_events(db: Database, owner: Owne
     assert rows == [{"erased": 1}]
     assert not any("Scan" in name for name, _, _ in operators), operators
     assert sum(hits for _, _, hits in operators) < 200, operators
+
+
+async def test_the_runs_of_erased_nodes_are_found_from_those_nodes(db: Database, owner: Owner) -> None:
+    """A user with 1,000 runs: erasing one fact reads that fact's runs, not every run's products."""
+    await db.driver.execute_query(
+        "UNWIND range(1, $n) AS k "
+        "CREATE (r:ConsolidationRun {id: 'run_' + $t + k, tenant: $t, user_id: $u})"
+        "-[:PRODUCED]->(:Fact {id: 'fact_' + $t + k, tenant: $t, user_id: $u}) "
+        "WITH r, k WHERE k <= 2 "
+        "CREATE (r)-[:PRODUCED]->(:Episode {id: 'epi_' + $t + k, tenant: $t, user_id: $u})",
+        t=owner.tenant,
+        u=owner.user_id,
+        n=1000,
+        database_=db.name,
+    )
+    t = owner.tenant
+    # Run 1 produced only erased nodes: it goes; run 2 also produced a surviving episode: it stays.
+    erased = [f"int_{t}", f"fact_{t}1", f"epi_{t}1", f"fact_{t}2", f"fact_{t}3"]
+    rows, operators = await _profiled(db, "queries/forget/delete_runs", **owner.params(), node_ids=erased)
+    assert sorted(rows[0]["ids"]) == [f"run_{t}1", f"run_{t}3"]
+    assert not any("Scan" in name for name, _, _ in operators), operators
+    assert sum(hits for _, _, hits in operators) < 200, operators

@@ -1,7 +1,15 @@
 // Runs whose every product is being erased describe only forgotten memory: they go too. Runs that
-// also produced surviving nodes stay (they are cost records) and merely lose the edges.
-MATCH (r:ConsolidationRun {tenant: $tenant, user_id: $user_id})-[:PRODUCED]->(n)
-WHERE n.id IN $node_ids
+// also produced surviving nodes stay (they are cost records) and merely lose the edges. They are
+// found from the erased nodes (each by its label's id index), not by walking every run of the user.
+CALL () {
+  MATCH (n:Episode) WHERE n.id IN $node_ids RETURN n
+  UNION
+  MATCH (n:Fact) WHERE n.id IN $node_ids RETURN n
+  UNION
+  MATCH (n:Interaction) WHERE n.id IN $node_ids RETURN n
+}
+MATCH (r:ConsolidationRun)-[:PRODUCED]->(n)
+WHERE n.tenant = $tenant AND n.user_id = $user_id AND r.tenant = $tenant AND r.user_id = $user_id
 WITH DISTINCT r
 WHERE NOT EXISTS { MATCH (r)-[:PRODUCED]->(m) WHERE NOT m.id IN $node_ids }
 WITH collect(r) AS runs, collect(r.id) AS ids
