@@ -18,7 +18,7 @@ records the forget as a person's change (docs/corrections.md#the-record-of-a-for
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
@@ -75,6 +75,30 @@ class _Prepared:
     fact_rewrites: list[FactRewrite]
     erased_fact_ids: list[str]
     runs: list[RunWrite]
+
+
+@dataclass
+class _Refined:
+    """One refine call of a rebuild: its drafts, their vectors, and the facts restated from it."""
+
+    sources: list[Interaction]
+    usage: Usage
+    drafts: list[FactDraft]
+    vectors: np.ndarray | None
+    produced: list[str] = field(default_factory=list)
+
+
+def _closest(fact: FactTouch, refined: _Refined) -> tuple[FactDraft, list[float]] | None:
+    """The restated draft nearest the old fact (compared by vector; the old text is never sent)."""
+    if refined.vectors is None:
+        return None
+    scores = (
+        refined.vectors @ np.asarray(fact.embedding, dtype=np.float32)
+        if fact.embedding
+        else np.zeros(len(refined.drafts))
+    )
+    index = int(np.argmax(scores))
+    return refined.drafts[index], [float(x) for x in refined.vectors[index]]
 
 
 class Forgetter:
@@ -195,36 +219,37 @@ class Forgetter:
     async def _rebuild_facts(
         self, touched: list[FactTouch], turns: dict[str, Interaction], summaries: dict[str, str]
     ) -> tuple[list[FactRewrite], list[str], list[RunWrite]]:
-        rewrites, erased, runs = [], [], []
+        """Facts with the same remaining turns and episode summary send the same input: one refine
+        call (and one embedding of its drafts) serves them all, each taking the draft nearest it."""
+        rewrites, erased = [], []
+        calls: dict[tuple[str, tuple[str, ...]], _Refined] = {}
         for fact in touched:
             sources = in_time_order([turns[i] for i in fact.remaining if i in turns])
             summary = next((summaries[e] for e in fact.episode_ids if e in summaries), "")
-            inp = RefineInput(episode_summary=summary, turns=[to_turn(t) for t in sources], existing_facts=[])
-            result = await self.consolidator.refine_facts(inp)
-            best = await self._closest(fact, result.value.facts)
+            key = (summary, tuple(t.id for t in sources))
+            if key not in calls:
+                calls[key] = await self._refine(summary, sources)
+            refined = calls[key]
+            best = _closest(fact, refined)
             if best is None:
                 erased.append(fact.id)  # the remaining turns do not state it: it goes
                 continue
             draft, vector = best
             rewrites.append(FactRewrite(fact.id, draft.text.strip(), draft.kind, vector))
-            runs.append(self._run("refine_facts", result.usage, [t.id for t in sources], [fact.id]))
+            refined.produced.append(fact.id)
+        runs = [
+            self._run("refine_facts", r.usage, [t.id for t in r.sources], r.produced)
+            for r in calls.values()
+            if r.produced
+        ]
         return rewrites, erased, runs
 
-    async def _closest(
-        self, fact: FactTouch, drafts: list[FactDraft]
-    ) -> tuple[FactDraft, list[float]] | None:
-        """The restated draft nearest the old fact (compared by vector; the old text is never sent)."""
-        drafts = [d for d in drafts if d.text.strip()]
-        if not drafts:
-            return None
-        vectors = await self.embedder.embed([d.text for d in drafts])
-        scores = (
-            vectors @ np.asarray(fact.embedding, dtype=np.float32)
-            if fact.embedding
-            else np.zeros(len(drafts))
-        )
-        index = int(np.argmax(scores))
-        return drafts[index], [float(x) for x in vectors[index]]
+    async def _refine(self, summary: str, sources: list[Interaction]) -> _Refined:
+        inp = RefineInput(episode_summary=summary, turns=[to_turn(t) for t in sources], existing_facts=[])
+        result = await self.consolidator.refine_facts(inp)
+        drafts = [d for d in result.value.facts if d.text.strip()]
+        vectors = await self.embedder.embed([d.text for d in drafts]) if drafts else None
+        return _Refined(sources, result.usage, drafts, vectors)
 
     def _run(self, op: str, usage: Usage, read: list[str], produced: list[str]) -> RunWrite:
         return run_record(

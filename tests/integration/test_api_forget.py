@@ -12,6 +12,7 @@ import pytest
 from consolidation.consolidating.consolidator import EpisodeInput
 from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.consolidating.prompts.create_episode import EpisodeDraft
+from consolidation.consolidating.prompts.refine_facts import FactDrafts, RefineInput
 from consolidation.engine import MemoryEngine
 from consolidation.forgetting.forgetter import Busy, Forgetter
 from consolidation.providers.embedders.hashing import HashingEmbedder
@@ -213,6 +214,49 @@ async def test_a_fact_with_another_source_is_restated_without_the_forgotten_turn
     audit = await FactStore(db, DIMENSION).provenance(owner, fact_id)
     assert [(c.op, c.trigger, c.by) for c in audit.corrections] == [("forget_interaction", "erasure", WHO)]
     assert {r.trigger for r in audit.runs if r.op == "refine_facts"} == {"forget"}
+
+
+class CountingConsolidator(OfflineConsolidator):
+    def __init__(self) -> None:
+        super().__init__()
+        self.refined: list[RefineInput] = []
+
+    async def refine_facts(self, inp: RefineInput) -> LLMResult[FactDrafts]:
+        self.refined.append(inp)
+        return await super().refine_facts(inp)
+
+
+async def test_facts_resting_on_the_same_turns_share_one_rebuild_call(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
+    """Two facts of one episode stated by the same two turns: forgetting one turn asks the
+    consolidator once (the same input), and both facts are restated from that one answer."""
+    texts = ["I love jazz and wasabi.", "I love jazz.", "Jazz concerts are fun."]
+    items = [
+        NewInteraction("alice", t, T0 + timedelta(days=i), _vec(embedder, t)) for i, t in enumerate(texts)
+    ]
+    ids = [s.id for s in await InteractionStore(db, DIMENSION).write_batch(owner, items)]
+    run = RunWrite(new_id("run"), "create_episode", ids[-1], "offline", "m", "ok", 0, 0, 1.0, 3, 0.7, T0, ids)
+    episode = EpisodeWrite(
+        new_id("epi"), "Jazz", "Alice loves jazz and wasabi; jazz concerts are fun.", _vec(embedder, "jazz"),
+        T0, T0 + timedelta(days=2), [(i, 0.8) for i in ids], run.id, T0,
+    )  # fmt: skip
+    facts = [
+        FactWrite(new_id("fact"), text, "preference", _vec(embedder, text), T0 + timedelta(days=1), ids[:2])
+        for text in ("Alice loves jazz and wasabi.", "Alice loves jazz music.")
+    ]
+    write = ConsolidationWrite(episode, facts, [replace(run, produced_ids=[episode.id])], ids, T0, run.id)
+    await ConsolidationStore(db, DIMENSION).commit(owner, write)
+    consolidator = CountingConsolidator()
+    forgotten = await _forgetter(db, embedder, consolidator).forget_interaction(owner, ids[0], by=WHO)
+    assert sorted(forgotten.rebuilt_fact_ids) == sorted(f.id for f in facts)
+    assert len(consolidator.refined) == 1
+    rebuilt = await _graph(
+        db, "MATCH (r:ConsolidationRun {tenant: $t, trigger: 'forget', op: 'refine_facts'})-[:PRODUCED]->(f) "
+        "RETURN r.id AS run, f.id AS fact", t=owner.tenant,
+    )  # fmt: skip
+    assert sorted(r["fact"] for r in rebuilt) == sorted(f.id for f in facts)
+    assert len({r["run"] for r in rebuilt}) == 1
 
 
 class FailingConsolidator(OfflineConsolidator):
