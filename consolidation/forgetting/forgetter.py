@@ -9,9 +9,10 @@ Facts that only erased facts had superseded become current again, unless a survi
 replaced those: then it replaces them directly and they stay superseded. A fact a person stated (a
 correction or an addition) is kept as it is, resting on the recorded change once the turn it cited
 is gone, so the belief it replaced stays replaced (docs/corrections.md). All of it is prepared while
-holding the user's consolidation lease and written in one transaction, so no consolidation can
-interleave and nothing is half-done. When a surviving fact or episode changed, that transaction also
-records the forget as a person's change (docs/corrections.md#the-record-of-a-forget).
+holding the user's consolidation lease (renewed while the rebuild runs) and written in one
+transaction, so no consolidation can interleave and nothing is half-done. When a surviving fact or
+episode changed, that transaction also records the forget as a person's change
+(docs/corrections.md#the-record-of-a-forget).
 
 `forget_user` erases every node of the user, runs included, in one transaction.
 """
@@ -25,7 +26,7 @@ import numpy as np
 
 from consolidation.beliefs import person_run
 from consolidation.consolidating.consolidator import EpisodeDraft, EpisodeInput, FactDraft, RefineInput
-from consolidation.consolidating.leasing import Busy, holder_id, take_lease
+from consolidation.consolidating.leasing import Busy, holder_id, renewing, take_lease
 from consolidation.consolidating.runs import run_record
 from consolidation.engine import MemoryEngine
 from consolidation.providers.llm.types import Usage
@@ -123,26 +124,31 @@ class Forgetter:
         holder = holder_id("forget")
         await self._acquire(owner, holder)
         try:
-            # Planned again under the lease: from here on no consolidation can change the graph.
-            plan = await self.store.plan(owner, interaction_id)
-            prepared = await self._prepare(owner, plan)
-            # It names nothing of the turn; the store adds the facts it restores or re-points.
-            rebuilt = [r.id for r in prepared.episode_rewrites] + [r.id for r in prepared.fact_rewrites]
-            record = person_run(OP, PERSON_TRIGGER, by, None, datetime.now(UTC), rebuilt, [])
-            erasure = InteractionErasure(
-                interaction_id=plan.interaction_id,
-                lease_holder=holder,
-                record=record,
-                episode_ids=[e.id for e in plan.erased_episodes],
-                fact_ids=[f.id for f in plan.erased_facts] + prepared.erased_fact_ids,
-                stated_fact_ids=[f.id for f in plan.stated_facts],
-                episode_rewrites=prepared.episode_rewrites,
-                fact_rewrites=prepared.fact_rewrites,
-                runs=prepared.runs,
-            )
-            return await self.store.erase_interaction(owner, erasure)
+            async with renewing(self.leases, owner, holder, self.settings.lease_seconds):
+                return await self._forget(owner, interaction_id, holder, by)
         finally:
             await self.leases.release(owner, holder)
+
+    async def _forget(self, owner: Owner, interaction_id: str, holder: str, by: str) -> Forgotten:
+        """Under the lease, renewed while it runs: a rebuild's LLM calls may outlast one period."""
+        # Planned again under the lease: from here on no consolidation can change the graph.
+        plan = await self.store.plan(owner, interaction_id)
+        prepared = await self._prepare(owner, plan)
+        # It names nothing of the turn; the store adds the facts it restores or re-points.
+        rebuilt = [r.id for r in prepared.episode_rewrites] + [r.id for r in prepared.fact_rewrites]
+        record = person_run(OP, PERSON_TRIGGER, by, None, datetime.now(UTC), rebuilt, [])
+        erasure = InteractionErasure(
+            interaction_id=plan.interaction_id,
+            lease_holder=holder,
+            record=record,
+            episode_ids=[e.id for e in plan.erased_episodes],
+            fact_ids=[f.id for f in plan.erased_facts] + prepared.erased_fact_ids,
+            stated_fact_ids=[f.id for f in plan.stated_facts],
+            episode_rewrites=prepared.episode_rewrites,
+            fact_rewrites=prepared.fact_rewrites,
+            runs=prepared.runs,
+        )
+        return await self.store.erase_interaction(owner, erasure)
 
     async def preview_interaction(self, owner: Owner, interaction_id: str) -> ForgetPreview:
         """The plan forget_interaction would follow, without a lease, LLM call or write."""

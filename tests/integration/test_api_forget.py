@@ -3,6 +3,7 @@ gone, what survives is rebuilt without it, and forgetting a user leaves nothing 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -257,6 +258,24 @@ async def test_facts_resting_on_the_same_turns_share_one_rebuild_call(
     )  # fmt: skip
     assert sorted(r["fact"] for r in rebuilt) == sorted(f.id for f in facts)
     assert len({r["run"] for r in rebuilt}) == 1
+
+
+class SlowConsolidator(OfflineConsolidator):
+    """A rebuild that outlasts the lease: an LLM answering slowly under load."""
+
+    async def create_episode(self, inp: EpisodeInput) -> LLMResult[EpisodeDraft]:
+        await asyncio.sleep(2.5)
+        return await super().create_episode(inp)
+
+
+async def test_a_rebuild_longer_than_the_lease_keeps_it(
+    db: Database, owner: Owner, embedder: HashingEmbedder
+) -> None:
+    ids, fact_id = await _fact_from_two_turns(db, owner, embedder)
+    forgetter = _forgetter(db, embedder, SlowConsolidator(), lease_seconds=1.0)
+    forgotten = await forgetter.forget_interaction(owner, ids[0], by=WHO)
+    assert forgotten.rebuilt_fact_ids == [fact_id] and len(forgotten.rebuilt_episode_ids) == 1
+    assert await mentions(db, owner.tenant, "wasabi") == []
 
 
 class FailingConsolidator(OfflineConsolidator):
