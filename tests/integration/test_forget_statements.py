@@ -83,3 +83,45 @@ async def test_the_runs_of_erased_nodes_are_found_from_those_nodes(db: Database,
     assert sorted(rows[0]["ids"]) == [f"run_{t}1", f"run_{t}3"]
     assert not any("Scan" in name for name, _, _ in operators), operators
     assert sum(hits for _, _, hits in operators) < 200, operators
+
+
+async def test_turns_waiting_on_erased_episodes_are_found_from_those_episodes(
+    db: Database, owner: Owner
+) -> None:
+    """A user with 1,000 turns, 3 waiting: releasing those on erased episodes reads those turns."""
+    await db.driver.execute_query(
+        "UNWIND range(1, $n) AS k "
+        "CREATE (:Interaction {id: 'int_' + $t + k, tenant: $t, user_id: $u, seq: k, "
+        "consolidated: k = 2, gate_checked: true, "
+        "awaits: CASE k WHEN 1 THEN 'epi_' + $t + 'a' WHEN 2 THEN 'epi_' + $t + 'a' "
+        "WHEN 3 THEN 'epi_' + $t + 'b' END, awaits_similarity: CASE WHEN k <= 3 THEN 0.9 END})",
+        t=owner.tenant,
+        u=owner.user_id,
+        n=1000,
+        database_=db.name,
+    )
+    t = owner.tenant
+    # Another tenant's turn naming the same episode id: the forget does not touch it.
+    other = Owner(f"t-{uuid.uuid4().hex[:12]}", "bob")
+    await db.driver.execute_query(
+        "CREATE (:Interaction {id: 'int_' + $t, tenant: $t, user_id: $u, consolidated: false, "
+        "gate_checked: true, awaits: $e})",
+        t=other.tenant,
+        u=other.user_id,
+        e=f"epi_{t}a",
+        database_=db.name,
+    )
+    rows, operators = await _profiled(
+        db, "queries/forget/release_waiting", **owner.params(), episode_ids=[f"epi_{t}a", f"epi_{t}c"]
+    )
+    # Turn 1 waited on an erased episode; turn 2 is consolidated; turn 3 waits on a surviving one.
+    assert rows == [{"released": 1}]
+    records, _, _ = await db.driver.execute_query(
+        "MATCH (n:Interaction) WHERE n.tenant IN [$t, $o] AND n.awaits IS NOT NULL RETURN n.id AS id",
+        t=t,
+        o=other.tenant,
+        database_=db.name,
+    )
+    assert sorted(r["id"] for r in records) == sorted([f"int_{other.tenant}", f"int_{t}2", f"int_{t}3"])
+    assert not any("Scan" in name for name, _, _ in operators), operators
+    assert sum(hits for _, _, hits in operators) < 200, operators
