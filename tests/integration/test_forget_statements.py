@@ -4,26 +4,10 @@ label, and work that does not grow with the user's whole history."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
-from graph.cypher import statement
 from graph.database import Database
 from graph.models import Owner
-
-
-async def _profiled(db: Database, name: str, **params: Any) -> tuple[list[dict[str, Any]], list[Any]]:
-    """The statement's rows and (operator, details, db hits) of every operator of its profile."""
-    result = await db.driver.execute_query("PROFILE " + statement(name), params, database_=db.name)
-    profile = result.summary.profile
-    assert profile is not None
-    return [r.data() for r in result.records], list(_operators(profile))
-
-
-def _operators(plan: dict[str, Any]) -> Any:
-    name = str(plan.get("operatorType", "")).split("@")[0]
-    yield name, str(plan.get("args", {}).get("Details", "")), int(plan.get("dbHits", 0))
-    for child in plan.get("children", []):
-        yield from _operators(child)
+from tests.support.profiles import profiled
 
 
 async def _events(db: Database, owner: Owner, n: int, trigger: str) -> None:
@@ -43,7 +27,7 @@ async def test_forgetting_a_turn_reads_only_its_users_events(db: Database, owner
     await _events(db, owner, 3, "int_gone")
     # Another tenant's event log, as on any shared database: the forget reads none of it.
     await _events(db, Owner(f"t-{uuid.uuid4().hex[:12]}", "bob"), 2000, "int_other")
-    rows, operators = await _profiled(
+    rows, operators = await profiled(
         db, "queries/forget/delete_events", **owner.params(), node_ids=["int_gone", "fact_x"]
     )
     assert rows == [{"erased": 3}]
@@ -57,7 +41,7 @@ async def test_forgetting_a_user_reads_only_its_events(db: Database, owner: Owne
     )
     await _events(db, owner, 3, "int_gone")
     await _events(db, Owner(f"t-{uuid.uuid4().hex[:12]}", "bob"), 2000, "int_other")
-    rows, operators = await _profiled(db, "queries/forget/delete_user", **owner.params())
+    rows, operators = await profiled(db, "queries/forget/delete_user", **owner.params())
     assert rows == [{"erased": 1}]
     assert not any("Scan" in name for name, _, _ in operators), operators
     assert sum(hits for _, _, hits in operators) < 200, operators
@@ -79,7 +63,7 @@ async def test_the_runs_of_erased_nodes_are_found_from_those_nodes(db: Database,
     t = owner.tenant
     # Run 1 produced only erased nodes: it goes; run 2 also produced a surviving episode: it stays.
     erased = [f"int_{t}", f"fact_{t}1", f"epi_{t}1", f"fact_{t}2", f"fact_{t}3"]
-    rows, operators = await _profiled(db, "queries/forget/delete_runs", **owner.params(), node_ids=erased)
+    rows, operators = await profiled(db, "queries/forget/delete_runs", **owner.params(), node_ids=erased)
     assert sorted(rows[0]["ids"]) == [f"run_{t}1", f"run_{t}3"]
     assert not any("Scan" in name for name, _, _ in operators), operators
     assert sum(hits for _, _, hits in operators) < 200, operators
@@ -111,7 +95,7 @@ async def test_turns_waiting_on_erased_episodes_are_found_from_those_episodes(
         e=f"epi_{t}a",
         database_=db.name,
     )
-    rows, operators = await _profiled(
+    rows, operators = await profiled(
         db, "queries/forget/release_waiting", **owner.params(), episode_ids=[f"epi_{t}a", f"epi_{t}c"]
     )
     # Turn 1 waited on an erased episode; turn 2 is consolidated; turn 3 waits on a surviving one.
