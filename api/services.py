@@ -72,7 +72,8 @@ class Services(Memory):
                 log.info("older data brought up to date: %s", result.backfilled)
             if result.backfilled.misordered_left:
                 log.warning(
-                    "%d facts valid at no instant left as they are (docs/operations.md#upgrading)",
+                    "%d facts valid at no instant left as they are; list them with `recmem cypher run"
+                    " facts_valid_at_no_instant --tenant T` (docs/operations.md#upgrading)",
                     result.backfilled.misordered_left,
                 )
 

@@ -30,13 +30,25 @@ from cli.analytics import (
     run_analytic,
 )
 from consolidation.providers.embedders.hashing import HashingEmbedder
+from graph.backfill import backfill
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
 from graph.interactions import InteractionStore
 from graph.leases import LeaseStore
-from graph.models import ConsolidationWrite, EpisodeWrite, FactWrite, NewInteraction, Owner, RunWrite, new_id
+from graph.models import (
+    ConsolidationWrite,
+    EpisodeWrite,
+    FactWrite,
+    NewInteraction,
+    Owner,
+    RunWrite,
+    change_run,
+    new_id,
+)
 from graph.settings import Neo4jSettings
+from graph.vocabulary import CORRECTION_TRIGGER, PERSON_PROVIDER
 from tests.support.engines import DIMENSION
+from tests.support.misordered import OLD_SUPERSEDE, consolidate, old_replacement
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 GPT = ("openai", "gpt-4.1-mini")
@@ -223,6 +235,7 @@ EXPECTED = {
     "episode_churn",
     "fact_lineage_depth",
     "facts_by_kind_status",
+    "facts_valid_at_no_instant",
     "failed_runs",
     "memory_growth",
     "preference_shifts",
@@ -432,6 +445,68 @@ async def test_failed_runs(db: Database, seed: Seed) -> None:
     assert got[0]["run_id"].startswith("run_")
     assert await rows(db, seed, "failed_runs", user_id="bob") == []
     assert await rows(db, seed, "failed_runs", until=day(9)) == []
+
+
+async def _misordered(db: Database, embedder: HashingEmbedder, owner: Owner) -> dict[str, str]:
+    """Facts as versions before the in-order rule left them (tests/support/misordered.py): a single
+    replacement out of time order (migration reverses it), a chain (Rome, day 5, closed Oslo, day 80;
+    then Paris replaced Rome) and a person's correction on day 20 of a move dated day 70 (both left)."""
+    f: dict[str, str] = {}
+    f["dislikes"], _ = await consolidate(db, owner, embedder, "Alice dislikes sushi.", 60)
+    f["loves"] = await old_replacement(db, owner, embedder, f["dislikes"], "Alice loves sushi.", 1, "shift")
+    f["oslo"], _ = await consolidate(db, owner, embedder, "Alice lives in Oslo.", 80)
+    f["rome"] = await old_replacement(db, owner, embedder, f["oslo"], "Alice lives in Rome.", 5, "moved")
+    f["paris"], _ = await consolidate(
+        db, owner, embedder, "Alice lives in Paris.", 90, [(f["rome"], "again")]
+    )
+    f["lisbon"], _ = await consolidate(db, owner, embedder, "Alice moves to Lisbon.", 70)
+    f["stays"], _ = await consolidate(db, owner, embedder, "Alice stays in Oslo.", 20)
+    person = change_run("correct_fact", CORRECTION_TRIGGER, PERSON_PROVIDER, "desk", "she stays", day(20),
+                        [f["lisbon"]], [f["stays"]])  # fmt: skip
+    f["person_run"] = person.id
+    await ConsolidationStore(db, DIMENSION).record_runs(owner, [person])
+    await db.driver.execute_query(
+        OLD_SUPERSEDE, owner.params(), new=f["stays"], old=f["lisbon"], reason="she stays", run_id=person.id,
+        database_=db.name,
+    )  # fmt: skip
+    return f
+
+
+async def test_facts_valid_at_no_instant(db: Database, embedder: HashingEmbedder) -> None:
+    seed = Seed(f"t-{uuid.uuid4().hex[:12]}")
+    f = await _misordered(db, embedder, Owner(seed.tenant, "alice"))
+    await _misordered(db, embedder, Owner(f"t-{uuid.uuid4().hex[:12]}", "alice"))  # a twin: never listed
+
+    def listed(fact: str, since: int, until: int, by: str, reason: str, person: bool) -> Any:
+        closed = {"fact_id": f[by], "at": day(until), "reason": reason, "by_person": person}
+        return {"user_id": "alice", "fact_id": f[fact], "status": "superseded", "valid_from": day(since),
+                "valid_to": day(until), "closed_by": [closed]}  # fmt: skip
+
+    def strip(got: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Rows without the texts and run ids, which are checked once below."""
+        return [
+            {**{k: v for k, v in r.items() if k != "text"},
+             "closed_by": [{k: v for k, v in c.items() if k not in ("text", "run_id")} for c in r["closed_by"]]}
+            for r in got
+        ]  # fmt: skip
+
+    sushi = listed("dislikes", 60, 1, "loves", "shift", False)
+    lisbon = listed("lisbon", 70, 20, "stays", "she stays", True)
+    oslo = listed("oslo", 80, 5, "rome", "moved", False)
+    assert strip(await rows(db, seed, "facts_valid_at_no_instant")) == [sushi, lisbon, oslo]
+    await backfill(db)  # reverses the single replacement, leaves the chain and the person's change
+    got = await rows(db, seed, "facts_valid_at_no_instant")
+    assert strip(got) == [lisbon, oslo]
+    assert [r["text"] for r in got] == ["Alice moves to Lisbon.", "Alice lives in Oslo."]
+    assert [c["text"] for r in got for c in r["closed_by"]] == [
+        "Alice stays in Oslo.",
+        "Alice lives in Rome.",
+    ]
+    assert got[0]["closed_by"][0]["run_id"] == f["person_run"]
+    assert got[1]["closed_by"][0]["run_id"].startswith("run_")
+    assert strip(await rows(db, seed, "facts_valid_at_no_instant", limit=1)) == [lisbon]
+    assert await rows(db, seed, "facts_valid_at_no_instant", user_id="alice") == got
+    assert await rows(db, seed, "facts_valid_at_no_instant", user_id="bob") == []
 
 
 async def test_memory_growth_in_valid_time(db: Database, seed: Seed) -> None:
