@@ -4,6 +4,7 @@ gone, what survives is rebuilt without it, and forgetting a user leaves nothing 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -170,9 +171,14 @@ def _vec(embedder: HashingEmbedder, text: str) -> list[float]:
     return [float(x) for x in embedder.embed_sync([text])[0]]
 
 
-async def _fact_from_two_turns(
-    db: Database, owner: Owner, embedder: HashingEmbedder
-) -> tuple[list[str], str]:
+async def _facts_from_two_turns(
+    db: Database,
+    owner: Owner,
+    embedder: HashingEmbedder,
+    facts: Sequence[tuple[str, str]] = (("Alice loves jazz and wasabi.", "jazz wasabi"),),
+) -> tuple[list[str], list[str]]:
+    """Three turns in one episode, and `facts` (text, what its vector embeds) each stated by the
+    first two; the turn ids and the fact ids."""
     texts = ["I love jazz and wasabi.", "I love jazz.", "Jazz concerts are fun."]
     items = [
         NewInteraction("alice", t, T0 + timedelta(days=i), _vec(embedder, t)) for i, t in enumerate(texts)
@@ -183,11 +189,13 @@ async def _fact_from_two_turns(
         new_id("epi"), "Jazz", "Alice loves jazz and wasabi; jazz concerts are fun.", _vec(embedder, "jazz"),
         T0, T0 + timedelta(days=2), [(i, 0.8) for i in ids], run.id, T0,
     )  # fmt: skip
-    fact = FactWrite(new_id("fact"), "Alice loves jazz and wasabi.", "preference", _vec(embedder, "jazz wasabi"),
-                     T0 + timedelta(days=1), ids[:2])  # fmt: skip
-    write = ConsolidationWrite(episode, [fact], [replace(run, produced_ids=[episode.id])], ids, T0, run.id)
+    written = [
+        FactWrite(new_id("fact"), text, "preference", _vec(embedder, embeds), T0 + timedelta(days=1), ids[:2])
+        for text, embeds in facts
+    ]
+    write = ConsolidationWrite(episode, written, [replace(run, produced_ids=[episode.id])], ids, T0, run.id)
     await ConsolidationStore(db, DIMENSION).commit(owner, write)
-    return ids, fact.id
+    return ids, [f.id for f in written]
 
 
 def _forgetter(
@@ -201,7 +209,7 @@ def _forgetter(
 async def test_a_fact_with_another_source_is_restated_without_the_forgotten_turn(
     db: Database, owner: Owner, embedder: HashingEmbedder
 ) -> None:
-    ids, fact_id = await _fact_from_two_turns(db, owner, embedder)
+    ids, [fact_id] = await _facts_from_two_turns(db, owner, embedder)
     forgotten = await _forgetter(db, embedder).forget_interaction(owner, ids[0], by=WHO)
     assert forgotten.fact_ids == [] and forgotten.rebuilt_fact_ids == [fact_id]
     row = (
@@ -232,31 +240,17 @@ async def test_facts_resting_on_the_same_turns_share_one_rebuild_call(
 ) -> None:
     """Two facts of one episode stated by the same two turns: forgetting one turn asks the
     consolidator once (the same input), and both facts are restated from that one answer."""
-    texts = ["I love jazz and wasabi.", "I love jazz.", "Jazz concerts are fun."]
-    items = [
-        NewInteraction("alice", t, T0 + timedelta(days=i), _vec(embedder, t)) for i, t in enumerate(texts)
-    ]
-    ids = [s.id for s in await InteractionStore(db, DIMENSION).write_batch(owner, items)]
-    run = RunWrite(new_id("run"), "create_episode", ids[-1], "offline", "m", "ok", 0, 0, 1.0, 3, 0.7, T0, ids)
-    episode = EpisodeWrite(
-        new_id("epi"), "Jazz", "Alice loves jazz and wasabi; jazz concerts are fun.", _vec(embedder, "jazz"),
-        T0, T0 + timedelta(days=2), [(i, 0.8) for i in ids], run.id, T0,
-    )  # fmt: skip
-    facts = [
-        FactWrite(new_id("fact"), text, "preference", _vec(embedder, text), T0 + timedelta(days=1), ids[:2])
-        for text in ("Alice loves jazz and wasabi.", "Alice loves jazz music.")
-    ]
-    write = ConsolidationWrite(episode, facts, [replace(run, produced_ids=[episode.id])], ids, T0, run.id)
-    await ConsolidationStore(db, DIMENSION).commit(owner, write)
+    statements = ("Alice loves jazz and wasabi.", "Alice loves jazz music.")
+    ids, fact_ids = await _facts_from_two_turns(db, owner, embedder, [(t, t) for t in statements])
     consolidator = CountingConsolidator()
     forgotten = await _forgetter(db, embedder, consolidator).forget_interaction(owner, ids[0], by=WHO)
-    assert sorted(forgotten.rebuilt_fact_ids) == sorted(f.id for f in facts)
+    assert sorted(forgotten.rebuilt_fact_ids) == sorted(fact_ids)
     assert len(consolidator.refined) == 1
     rebuilt = await _graph(
         db, "MATCH (r:ConsolidationRun {tenant: $t, trigger: 'forget', op: 'refine_facts'})-[:PRODUCED]->(f) "
         "RETURN r.id AS run, f.id AS fact", t=owner.tenant,
     )  # fmt: skip
-    assert sorted(r["fact"] for r in rebuilt) == sorted(f.id for f in facts)
+    assert sorted(r["fact"] for r in rebuilt) == sorted(fact_ids)
     assert len({r["run"] for r in rebuilt}) == 1
 
 
@@ -271,7 +265,7 @@ class SlowConsolidator(OfflineConsolidator):
 async def test_a_rebuild_longer_than_the_lease_keeps_it(
     db: Database, owner: Owner, embedder: HashingEmbedder
 ) -> None:
-    ids, fact_id = await _fact_from_two_turns(db, owner, embedder)
+    ids, [fact_id] = await _facts_from_two_turns(db, owner, embedder)
     forgetter = _forgetter(db, embedder, SlowConsolidator(), lease_seconds=1.0)
     forgotten = await forgetter.forget_interaction(owner, ids[0], by=WHO)
     assert forgotten.rebuilt_fact_ids == [fact_id] and len(forgotten.rebuilt_episode_ids) == 1
@@ -286,7 +280,7 @@ class FailingConsolidator(OfflineConsolidator):
 async def test_a_failed_rebuild_changes_nothing(
     db: Database, owner: Owner, embedder: HashingEmbedder
 ) -> None:
-    ids, _ = await _fact_from_two_turns(db, owner, embedder)
+    ids, _ = await _facts_from_two_turns(db, owner, embedder)
     before = await count_nodes(db, owner.tenant)
     with pytest.raises(LLMUnavailable):
         await _forgetter(db, embedder, FailingConsolidator()).forget_interaction(owner, ids[0], by=WHO)
@@ -298,7 +292,7 @@ async def test_a_failed_rebuild_changes_nothing(
 async def test_forget_waits_for_a_running_consolidation(
     db: Database, owner: Owner, embedder: HashingEmbedder
 ) -> None:
-    ids, _ = await _fact_from_two_turns(db, owner, embedder)
+    ids, _ = await _facts_from_two_turns(db, owner, embedder)
     assert await LeaseStore(db).wait_acquire(owner, "consolidating-elsewhere", 60.0, 0)
     with pytest.raises(Busy):
         await _forgetter(db, embedder, lease_seconds=0.3).forget_interaction(owner, ids[0], by=WHO)
