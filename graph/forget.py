@@ -209,8 +209,11 @@ class ForgetStore:
             await run(tx, "queries/forget/delete_events", params | {"node_ids": erased_nodes})
             # Selected by the same statement as the preview's, then set: chains through erased
             # facts are contracted to their survivors, and what only erased facts replaced holds.
-            selected = await run(
-                tx, "queries/forget/restorable_facts", params | {"fact_ids": erasure.fact_ids}
+            # No fact erased: nothing to select or restore.
+            selected = (
+                await run(tx, "queries/forget/restorable_facts", params | {"fact_ids": erasure.fact_ids})
+                if erasure.fact_ids
+                else []
             )
             relinks = selected[0]["relinks"] if selected else []
             if relinks:
@@ -219,10 +222,9 @@ class ForgetStore:
                     "queries/forget/contract_supersedes",
                     params | {"relinks": relinks, "run_id": erasure.record.id},
                 )
-            restored = await run(
-                tx,
-                "queries/forget/restore_facts",
-                params | {"ids": selected[0]["ids"] if selected else []},
+            chosen = selected[0]["ids"] if selected else []
+            restored = (
+                await run(tx, "queries/forget/restore_facts", params | {"ids": chosen}) if chosen else []
             )
             restored_ids = list(restored[0]["ids"]) if restored else []
             derived = await run(

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import graph.forget
 from consolidation.consolidating.consolidator import EpisodeInput
 from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.consolidating.prompts.create_episode import EpisodeDraft
@@ -681,3 +682,31 @@ async def test_a_forget_is_in_the_audit_of_every_fact_whose_belief_it_changed(
         assert [(c.id, c.op, c.trigger, c.provider, c.by) for c in corrections] == [
             (row["run"]["id"], "forget_interaction", "erasure", "person", WHO)
         ]
+
+
+async def test_a_forget_that_erases_no_fact_asks_nothing_about_replaced_ones(
+    db: Database, owner: Owner, embedder: HashingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What erased facts replaced is read and restored only when facts are erased: a turn nothing
+    rests on goes without those statements; one whose fact goes, with them."""
+    texts = ["Hello there.", "My dog is called Rex."]
+    items = [
+        NewInteraction("alice", t, T0 + timedelta(days=i), _vec(embedder, t)) for i, t in enumerate(texts)
+    ]
+    hello, rex = [s.id for s in await InteractionStore(db, DIMENSION).write_batch(owner, items)]
+    await _facts_in_turn(db, owner, embedder, 1, rex, [("Alice's dog is called Rex.", [])])
+    ran: list[str] = []
+    statement = graph.forget.run
+
+    async def counted(tx: Any, name: str, params: Any) -> Any:
+        ran.append(name)
+        return await statement(tx, name, params)
+
+    monkeypatch.setattr(graph.forget, "run", counted)
+    replaced = {"queries/forget/restorable_facts", "queries/forget/restore_facts"}
+    forgetter = _forgetter(db, embedder)
+    await forgetter.forget_interaction(owner, hello, by=WHO)
+    assert ran and not replaced & set(ran), ran
+    ran.clear()
+    assert (await forgetter.forget_interaction(owner, rex, by=WHO)).fact_ids
+    assert "queries/forget/restorable_facts" in ran, ran
