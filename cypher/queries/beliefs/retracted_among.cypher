@@ -1,7 +1,9 @@
 // The user's retracted facts that rest on the sources a consolidation rests on: the turns it
 // reads ($interaction_ids) and those of the episode version it extends ($episode_id, or null).
 // Refinement is shown them so that it does not restate them (consolidation/consolidating/retractions.py).
+// They are sought by the (tenant, user_id, status) index: the user's other facts are not read.
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, status: 'retracted'})
+USING INDEX f:Fact(tenant, user_id, status)
 WHERE EXISTS {
   MATCH (f)-[:DERIVED_FROM]->(i:Interaction)
   WHERE i.id IN $interaction_ids
