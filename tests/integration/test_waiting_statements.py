@@ -55,4 +55,6 @@ async def test_the_backlog_reads_the_waiting_users_waiting_turns(db: Database, o
     rows, operators = await profiled(db, "queries/waiting/backlog", max_users=100_000)
     assert rows[0]["waiting"] >= 1 and not rows[0]["partial"]
     assert not any("Scan" in name for name, _, _ in operators), operators
-    assert sum(hits for _, _, hits in operators) < 50 * rows[0]["users"] + 200, operators
+    # A few hits a waiting user and a waiting turn, whatever else the session's database holds.
+    bound = 50 * rows[0]["users"] + 5 * rows[0]["waiting"] + 200
+    assert sum(hits for _, _, hits in operators) < bound, operators

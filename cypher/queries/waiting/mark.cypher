@@ -13,7 +13,9 @@ CALL (n) {
 SET u.awaiting = true
 WITH u, count(n) AS marked
 CALL (u) {
+  // By the owner's waiting turns, pinned: on a small database the planner scanned the whole index.
   MATCH (w:Interaction {tenant: $tenant, user_id: $user_id})
+  USING INDEX w:Interaction(tenant, user_id, awaits)
   WHERE w.awaits = $episode_id AND w.consolidated = false
   RETURN count(w) AS waiting
 }
