@@ -25,7 +25,7 @@ from consolidation.recall.sentences import embed_writes
 from consolidation.writing.parts import new_parts, part_spans, part_texts
 from graph import models
 from graph.errors import InvalidInput
-from graph.models import MemoryNode, Owner
+from graph.models import MemoryNode, Owner, said_at
 from graph.portability import (
     NAME,
     RESERVED_LABELS,
@@ -243,15 +243,13 @@ class Portability:
             texts = [decoded[i][field_name] for i in at]
             if label == "Interaction":
                 rendered = [
-                    self.template.render(
-                        decoded[i]["text"], decoded[i]["speaker"], _native(decoded[i]["occurred_at"])
-                    )
+                    self.template.render(decoded[i]["text"], decoded[i]["speaker"], _said(decoded[i]))
                     for i in at
                 ]
                 spans = [part_spans(text) for text in texts]
                 part_rendered = [
                     [
-                        self.template.render(t, decoded[i]["speaker"], _native(decoded[i]["occurred_at"]))
+                        self.template.render(t, decoded[i]["speaker"], _said(decoded[i]))
                         for t in part_texts(text, found)
                     ]
                     for i, text, found in zip(at, texts, spans, strict=True)
@@ -270,6 +268,11 @@ class Portability:
                 for row, i in enumerate(at):
                     writes[i] = replace(writes[i], embedding=matrix[row])
         return writes
+
+
+def _said(interaction: Mapping[str, Any]) -> datetime:
+    """An interaction's time in the offset it was said in, as the write path embeds it."""
+    return said_at(_native(interaction["occurred_at"]), interaction.get("utc_offset_s") or 0)
 
 
 def _native(moment: Any) -> datetime:

@@ -113,10 +113,7 @@ class Interaction(MemoryNode):
     def local_occurred_at(self) -> datetime:
         """occurred_at in the offset it was said in; in UTC where that offset has no date (the
         last hours of the year 9999 east of Greenwich, the first of the year 1 west of it)."""
-        try:
-            return self.occurred_at.astimezone(offset_zone(self.utc_offset_s))
-        except OverflowError:
-            return self.occurred_at.astimezone(UTC)
+        return said_at(self.occurred_at, self.utc_offset_s)
 
 
 def utc_offset_s(moment: datetime) -> int:
@@ -128,6 +125,15 @@ def utc_offset_s(moment: datetime) -> int:
 def offset_zone(seconds: int) -> timezone:
     """The fixed offset of `seconds` east of UTC (UTC itself for 0)."""
     return UTC if seconds == 0 else timezone(timedelta(seconds=seconds))
+
+
+def said_at(occurred_at: datetime, utc_offset_s: int) -> datetime:
+    """A stored instant in the offset it was said in; in UTC where that offset has no date (the
+    last hours of the year 9999 east of Greenwich, the first of the year 1 west of it)."""
+    try:
+        return occurred_at.astimezone(offset_zone(utc_offset_s))
+    except OverflowError:
+        return occurred_at.astimezone(UTC)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from graph.database import Database
-from graph.models import NewPart
+from graph.models import NewPart, said_at
 from graph.records import instant
 from graph.validation import VectorValues
 from graph.vectors import vector_param
@@ -103,5 +103,7 @@ def _stale(row: dict[str, Any]) -> StaleNode:
         id=row["id"],
         text=row["text"],
         speaker=row.get("speaker"),
-        occurred_at=instant(occurred_at) if occurred_at is not None else None,
+        occurred_at=None
+        if occurred_at is None
+        else said_at(instant(occurred_at), row.get("utc_offset_s") or 0),
     )

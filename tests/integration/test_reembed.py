@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import numpy as np
@@ -210,3 +210,16 @@ def test_reembed_refuses_an_unreachable_neo4j_in_one_line() -> None:
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "Neo4j is not reachable" in lines[0]
+
+
+async def test_a_turn_is_reembedded_on_the_day_it_was_said(
+    db: Database, owner: Owner, embedder: HashingEmbedder, restored: EmbeddingSpec
+) -> None:
+    # 00:30 on 5 December in Karachi is 19:30 UTC on the 4th: the write path dates it the 5th.
+    said = datetime(2026, 12, 5, 0, 30, tzinfo=timezone(timedelta(hours=5)))
+    engine = MemoryEngine(db, embedder, OfflineConsolidator(), engine_settings())
+    await engine.remember(owner, Unit(text="I saw the dentist today.", speaker="Alice", occurred_at=said))
+    await Reembedder(db, embedder, TEMPLATE_B, tenant=owner.tenant).run()
+    [node] = await nodes(db, owner)
+    expected = (await embedder.embed(["Alice said on 5 December 2026: I saw the dentist today."]))[0]
+    assert np.allclose(np.asarray(node["embedding"], dtype=np.float32), expected, atol=1e-6)
