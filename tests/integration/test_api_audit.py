@@ -6,12 +6,15 @@ from datetime import timedelta
 from typing import Any
 
 from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.types import Unit
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
 from graph.interactions import InteractionStore
 from graph.models import ConsolidationWrite, EpisodeWrite, FactWrite, NewInteraction, Owner, RunWrite, new_id
+from local_llm_server import LocalLLMServer
 from tests.support.api import T0, Caller, counted_gql, tell_story
-from tests.support.engines import DIMENSION
+from tests.support.engines import DIMENSION, llm_engine
+from tests.support.llm_script import by_task, episode_reply, facts_reply
 
 AUDIT = """query($id: ID!) { fact(id: $id) { id text audit {
   fact { id }
@@ -39,6 +42,55 @@ async def test_audit_chain_of_a_superseding_fact(caller: Caller) -> None:
     assert sorted(r["op"] for r in audit["runs"]) == ["merge_episode", "refine_facts"]
     assert {r["model"] for r in audit["runs"]} == {"extractive-v2"}
     assert audit["promptTokens"] == 0  # the offline consolidator spends no tokens
+
+
+async def test_a_replacement_turned_by_time_order_says_so_in_the_audit(
+    db: Database, caller: Caller, llm: LocalLLMServer
+) -> None:
+    """Turns consolidated out of time order: refinement names the fact said later as replaced by
+    the one said before it, the edge runs the other way (graph-model.md#replacement), and its
+    reason says so, keeping refinement's reason as what it is: written for the other direction."""
+    owner, engine = Owner(caller.tenant, "alice"), llm_engine(db, llm, merge_threshold=0.99, theta_count=2)
+
+    def facts(data: dict[str, Any]) -> list[dict[str, Any]]:
+        last = data["turns"][-1]
+        if "Berlin" in last["text"]:
+            return [{"text": "Alice lives in Berlin.", "kind": "attribute", "source_turn_ids": [last["id"]]}]
+        named = [f["id"] for f in data["existing_facts"] if "Berlin" in f["text"]]
+        return [
+            {"text": "Alice lives in Paris.", "kind": "attribute", "source_turn_ids": [last["id"]]}
+            | {"replaces": named, "reason": "the user moved"}
+        ]
+
+    llm.set_responder(by_task(create_episode=episode_reply("Home"), refine_facts=facts_reply(facts)))
+    for day, text in (
+        (60, "I live in Berlin, my home is Berlin"),
+        (61, "My home is Berlin now, I live there"),
+    ):
+        await engine.remember(owner, Unit(text=text, speaker="Alice", occurred_at=T0 + timedelta(days=day)))
+    for day, text in ((0, "I live in Paris, my home is Paris"), (1, "My home is Paris, I live there")):
+        await engine.remember(owner, Unit(text=text, speaker="Alice", occurred_at=T0 + timedelta(days=day)))
+    query = """query { user(id: "alice") { facts(first: 10) { nodes { id text status
+        audit { supersedes { fact { text } reason at } supersededBy { fact { text } reason at } } } } } }"""
+    nodes = (await caller.gql(query))["user"]["facts"]["nodes"]
+    audits = {n["text"]: (n["status"], n["audit"]) for n in nodes}
+    said, berlin = (f"{T0 + timedelta(days=d):%Y-%m-%dT%H:%M:%SZ}" for d in (1, 61))
+    reason = (
+        f"Reversed by time order: the replaced fact, said {said}, was consolidated after the "
+        f"replacing fact, said {berlin}, and named it as the fact it replaced; the one said first "
+        f"ends at {berlin}. Reason given for the opposite direction: the user moved"
+    )
+    edge = {"reason": reason, "at": berlin}
+    assert audits == {
+        "Alice lives in Berlin.": (
+            "ACTIVE",
+            {"supersedes": [{"fact": {"text": "Alice lives in Paris."}} | edge], "supersededBy": []},
+        ),
+        "Alice lives in Paris.": (
+            "SUPERSEDED",
+            {"supersedes": [], "supersededBy": [{"fact": {"text": "Alice lives in Berlin."}} | edge]},
+        ),
+    }
 
 
 def _vector(embedder: HashingEmbedder, text: str) -> list[float]:

@@ -12,7 +12,7 @@ from graph.backfill import backfill
 from graph.database import Database
 from graph.models import Owner, new_id, to_python
 from tests.support.api import T0, Caller
-from tests.support.misordered import consolidate, old_replacement
+from tests.support.misordered import consolidate, old_replacement, reversed_reason
 
 AUDIT = """query($id: ID!) { fact(id: $id) { status validFrom validTo
   supersedes { fact { text } } supersededBy { fact { text } }
@@ -91,7 +91,7 @@ async def test_backfill_reverses_replacements_written_out_of_time_order(
             None,
             "Alice rides a car.",
             day[90],
-            "sold the bike",
+            reversed_reason(day[70], day[90], day[90], "sold the bike"),
             "Alice rides a car.",
         ),
         ("Alice rides a bus.", "superseded", day[2], day[70], None, None, None, None),
@@ -102,7 +102,7 @@ async def test_backfill_reverses_replacements_written_out_of_time_order(
             day[90],
             "Alice rides a bus.",
             day[70],
-            "sold the car",
+            reversed_reason(day[2], day[70], day[70], "sold the car"),
             "Alice rides a bus.",
         ),
     ]

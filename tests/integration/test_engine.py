@@ -21,6 +21,7 @@ from tests.support.llm_script import (
     one_fact_per_turn,
     task_of,
 )
+from tests.support.misordered import reversed_reason
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -267,7 +268,9 @@ async def test_a_shift_told_out_of_order_keeps_the_later_fact_current(
             T0 + timedelta(days=61),
             None,
             "Alice loves sushi.",
-            "preference shift",
+            reversed_reason(
+                T0 + timedelta(days=1), T0 + timedelta(days=61), T0 + timedelta(days=61), "preference shift"
+            ),
         ),
     ]
     now = await engine.recall(owner, "does Alice like sushi")

@@ -27,6 +27,7 @@ from graph.models import (
 )
 from graph.recall import RecallSearch
 from tests.support.engines import DIMENSION
+from tests.support.misordered import reversed_reason
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -224,7 +225,7 @@ async def test_a_fact_said_before_the_one_it_replaces_ends_where_that_one_begins
     chain = await facts.provenance(owner, middle.id)
     assert [(r.fact.id, r.reason, r.at) for r in chain.supersedes] == [(first.id, "taste changed", t20)]
     assert [(r.fact.id, r.reason, r.at) for r in chain.superseded_by] == [
-        (last.id, "taste changed again", t40)
+        (last.id, reversed_reason(t20, t40, t40, "taste changed again"), t40)
     ]
     # The consolidation's event names the fact it replaced, not the one that stays current.
     events = (await EventLog(db).since(owner, 0)).events

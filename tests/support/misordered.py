@@ -4,7 +4,7 @@ earlier but consolidated later closed the fact it named at its own start, whatev
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from consolidation.providers.embedders.hashing import HashingEmbedder
 from graph.consolidations import ConsolidationStore
@@ -77,3 +77,17 @@ async def old_replacement(
         OLD_SUPERSEDE, owner.params(), new=new, old=later, reason=reason, run_id=run_id, database_=db.name
     )
     return new
+
+
+def reversed_reason(said: datetime, replacing: datetime, ends: datetime, given: str) -> str:
+    """The reason the in-order rule writes on an edge turned by time order: the replaced fact
+    `said` before the `replacing` one it named, with refinement's reason `given`."""
+    return (
+        f"Reversed by time order: the replaced fact, said {_stamp(said)}, was consolidated after the "
+        f"replacing fact, said {_stamp(replacing)}, and named it as the fact it replaced; the one said "
+        f"first ends at {_stamp(ends)}. Reason given for the opposite direction: {given}"
+    )
+
+
+def _stamp(at: datetime) -> str:
+    return f"{at.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"

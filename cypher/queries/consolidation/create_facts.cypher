@@ -40,6 +40,8 @@ CALL (f, r) {
 }
 // ... and one that began after it (said later, consolidated first) stays current and ends it
 // instead, at the earliest such start: the new fact takes its place in the history before them.
+// Refinement's reason was written for the other direction: the edge's reason says the edge was
+// turned and keeps it (as backfill/reorder_replacements.cypher writes it).
 CALL (f, r) {
   UNWIND r.supersedes AS s
   MATCH (later:Fact {tenant: $tenant, user_id: $user_id, id: s.id, status: 'active'})
@@ -48,7 +50,15 @@ CALL (f, r) {
   SET f.status = 'superseded', f.valid_to = ends
   WITH f, laters, ends
   UNWIND laters AS l
-  WITH f, ends, l.fact AS later, l.reason AS reason
+  WITH f, ends, l.fact AS later, l.reason AS given
+  WITH f, ends, later, given,
+       [t IN [f.valid_from, later.valid_from, ends] | toString(datetime({datetime: t, timezone: 'Z'}))] AS utc
+  WITH f, ends, later,
+       'Reversed by time order: the replaced fact, said ' + utc[0]
+       + ', was consolidated after the replacing fact, said ' + utc[1]
+       + ', and named it as the fact it replaced; the one said first ends at ' + utc[2] + '.'
+       + CASE WHEN coalesce(given, '') = '' THEN ''
+         ELSE ' Reason given for the opposite direction: ' + given END AS reason
   CREATE (later)-[:SUPERSEDES {at: ends, reason: reason, run_id: $run_id}]->(f)
 }
 // Its scopes: the union of the exact interactions' (graph/scopes.py), else the episode's.
