@@ -72,9 +72,11 @@ class Services(Memory):
                 log.info("older data brought up to date: %s", result.backfilled)
             if result.backfilled.misordered_left:
                 log.warning(
-                    "%d facts valid at no instant left as they are; list them with `recmem cypher run"
-                    " facts_valid_at_no_instant --tenant T` (docs/operations.md#upgrading)",
+                    "%d facts valid at no instant left as they are, held by %s; list a tenant's with"
+                    " `recmem cypher run facts_valid_at_no_instant --tenant T`"
+                    " (docs/operations.md#upgrading)",
                     result.backfilled.misordered_left,
+                    _holders(result.backfilled.misordered_tenants, result.backfilled.misordered_left),
                 )
 
     async def check_ready(self) -> str | None:
@@ -114,3 +116,10 @@ def _retrieved(task: asyncio.Task[None]) -> None:
     """A late probe's failure was reported as its timeout already."""
     if not task.cancelled():
         task.exception()
+
+
+def _holders(held: dict[str, int], total: int) -> str:
+    """The tenants holding the facts, with their counts, and how many facts the rest hold."""
+    named = ", ".join(f"tenant {tenant} ({facts})" for tenant, facts in held.items())
+    rest = total - sum(held.values())
+    return f"{named} and {rest} in other tenants" if rest else named

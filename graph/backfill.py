@@ -16,7 +16,7 @@ Why, and what an upgrade costs: docs/operations.md#upgrading.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 
@@ -39,6 +39,8 @@ BATCH = 1_000
 # How long the repair of one user's replacements may hold the user's lease (one transaction).
 LEASE_S = 60.0
 REPLACEMENT_DOC = "docs/design/graph-model.md#replacement"
+# How many of the tenants holding facts valid at no instant the backfill names.
+MISORDERED_TENANTS = 5
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,8 @@ class Backfill:
     replacements: int = 0
     # Facts still valid at no instant, left as they are: not part of `total`, which counts changes.
     misordered_left: int = 0
+    # The tenants holding most of them (at most MISORDERED_TENANTS, most first), with their counts.
+    misordered_tenants: dict[str, int] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
@@ -61,13 +65,20 @@ class Backfill:
 
 async def backfill(db: Database, batch: int = BATCH) -> Backfill:
     """Every step, each until its read finds nothing more; safe beside live writes and reruns."""
+    interaction_scopes = await _interaction_scopes(db, batch)
+    memory_scopes = await _memory_scopes(db, batch)
+    lengths = await _lengths(db, batch)
+    users = await _statistics(db, batch)
+    replacements = await _replacements(db, batch)
+    (left,) = await db.read("queries/backfill/misordered_left", shown=MISORDERED_TENANTS)
     return Backfill(
-        interaction_scopes=await _interaction_scopes(db, batch),
-        memory_scopes=await _memory_scopes(db, batch),
-        lengths=await _lengths(db, batch),
-        users=await _statistics(db, batch),
-        replacements=await _replacements(db, batch),
-        misordered_left=int((await db.read("queries/backfill/misordered_left"))[0]["facts"]),
+        interaction_scopes=interaction_scopes,
+        memory_scopes=memory_scopes,
+        lengths=lengths,
+        users=users,
+        replacements=replacements,
+        misordered_left=int(left["facts"]),
+        misordered_tenants={t["tenant"]: int(t["facts"]) for t in left["tenants"]},
     )
 
 

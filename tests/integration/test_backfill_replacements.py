@@ -4,14 +4,17 @@ docs/design/graph-model.md#replacement)."""
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 from typing import Any
+
+import pytest
 
 from consolidation.providers.embedders.hashing import HashingEmbedder
 from graph.backfill import backfill
 from graph.database import Database
 from graph.models import Owner, new_id, to_python
-from tests.support.api import T0, Caller
+from tests.support.api import T0, Caller, app_client
 from tests.support.misordered import consolidate, old_replacement, reversed_reason
 
 AUDIT = """query($id: ID!) { fact(id: $id) { status validFrom validTo
@@ -138,3 +141,35 @@ async def test_backfill_reverses_replacements_written_out_of_time_order(
     assert not await _rows(
         db, "MATCH (r:ConsolidationRun {tenant: $t, provider: 'system'}) RETURN r", t=bob.tenant
     )
+
+
+async def test_the_start_warning_names_the_tenants_holding_facts_valid_at_no_instant(
+    db: Database, embedder: HashingEmbedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The analytic reads one tenant: migration names the tenants holding the facts it leaves, most
+    first, with their counts, and the service's start warning passes them on."""
+    owner = Owner(new_id("tenant"), "alice")
+    for n in range(3):  # three chains, each leaving its first fact valid at no instant
+        first, _ = await consolidate(db, owner, embedder, f"Alice lives in town {n}.", 80 + n)
+        second = await old_replacement(
+            db, owner, embedder, first, f"Alice lives in city {n}.", 5 + n, "moved"
+        )
+        await consolidate(db, owner, embedder, f"Alice lives in village {n}.", 90 + n, [(second, "again")])
+    held = await _rows(
+        db,
+        """MATCH (f:Fact) WHERE f.valid_to < f.valid_from
+           RETURN f.tenant AS tenant, count(f) AS facts ORDER BY facts DESC, tenant""",
+    )
+    done = await backfill(db)
+    assert done.misordered_tenants == {h["tenant"]: h["facts"] for h in held[:5]}
+    assert done.misordered_tenants[owner.tenant] == 3
+    assert done.misordered_left == sum(h["facts"] for h in held)
+
+    with caplog.at_level(logging.WARNING, logger="api.services"):
+        async with app_client(db):
+            pass
+    (warning,) = [r.getMessage() for r in caplog.records if "valid at no instant" in r.getMessage()]
+    assert f"tenant {owner.tenant} (3)" in warning
+    rest = sum(h["facts"] for h in held[5:])
+    assert warning.startswith(f"{done.misordered_left} facts valid at no instant")
+    assert (f"and {rest} in other tenants;" in warning) == (rest > 0)
