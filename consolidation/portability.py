@@ -25,7 +25,7 @@ from consolidation.recall.sentences import embed_writes
 from consolidation.writing.parts import new_parts, part_spans, part_texts
 from graph import models
 from graph.errors import InvalidInput
-from graph.models import MemoryNode, Owner, said_at
+from graph.models import MemoryNode, Owner, said_at, utc_offset_s
 from graph.portability import (
     NAME,
     RESERVED_LABELS,
@@ -413,6 +413,10 @@ def _node(line: dict[str, Any]) -> NodeRecord:
                 f"Interaction {node_id!r}: utc_offset_s must be whole seconds within a day of UTC, "
                 f"got {repr(offset)[:40]}"
             )
+        given = utc_offset_s(_native(decoded["occurred_at"]))
+        if "utc_offset_s" not in decoded and given:
+            # A time given in the offset it was said in: kept beside the UTC instant, as a write does.
+            properties = {**properties, "utc_offset_s": given}
     _check_read(labels[0], node_id, decoded)
     return NodeRecord(list(labels), node_id, dict(properties), held)
 

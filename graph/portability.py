@@ -14,6 +14,7 @@ import base64
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from neo4j.time import Date, DateTime, Duration, Time
@@ -135,6 +136,15 @@ def decode_properties(properties: Mapping[str, Json]) -> dict[str, Any]:
     return decoded
 
 
+def _in_utc(value: Any) -> Any:
+    """A time as its UTC instant at offset zero, as every stored time is (graph/database.py,
+    in_utc): the driver decodes a file's `+00:00` into the named zone UTC, which Neo4j keeps
+    apart from an offset. Any other value as it is."""
+    if isinstance(value, DateTime | datetime) and value.utcoffset() is not None:
+        return value.astimezone(UTC)
+    return value
+
+
 class PortabilityStore:
     """Reads one user's nodes and edges for an export, writes them back for an import."""
 
@@ -224,7 +234,7 @@ class PortabilityStore:
         rows = []
         for write in writes:
             node = write.node
-            properties = dict(write.properties) | {
+            properties = {k: _in_utc(v) for k, v in write.properties.items()} | {
                 "id": node.id,
                 "tenant": owner.tenant,
                 "user_id": owner.user_id,

@@ -115,3 +115,37 @@ async def test_an_import_refuses_an_offset_no_calendar_has(
     ]
     with pytest.raises(InvalidInput, match="utc_offset_s"):
         parse([json.dumps(line) + "\n" for line in bad])
+
+
+async def test_an_import_stores_a_turn_given_in_its_offset_as_a_write_would(
+    db: Database, api_app: Starlette, caller: Caller
+) -> None:
+    """A file written elsewhere may give a turn's time in the offset it was said in, with no
+    utc_offset_s: it is stored in UTC beside that offset, as the same turn written would be."""
+    portability = services_of(api_app).portability
+    await _tell(caller, "bob")
+    lines = [line async for line in portability.export(Owner(caller.tenant, "bob"))]
+    said = dict(SAID)
+    for line in lines:
+        if line.get("labels") == ["Interaction"]:
+            properties = line["properties"]
+            del properties["utc_offset_s"]
+            properties["occurred_at"] = {"$datetime": said[properties["text"]]}
+            properties["created_at"] = {"$datetime": "2026-12-06T10:00:00+05:00"}
+    await portability.import_user(
+        parse([json.dumps(line) + "\n" for line in lines]), Owner(caller.tenant, "hand")
+    )
+
+    copied = await caller.gql(LISTED, {"user": "hand"})
+    assert [(i["text"], i["occurredAt"]) for i in copied["user"]["interactions"]["nodes"]] == SAID
+    stored = await _graph(
+        db,
+        "MATCH (n:Interaction {tenant: $t, user_id: 'hand'}) RETURN toString(n.occurred_at) AS at, "
+        "n.utc_offset_s AS offset, toString(n.created_at) AS created ORDER BY n.seq",
+        t=caller.tenant,
+    )
+    assert stored == [
+        {"at": "2026-12-04T20:00:00Z", "offset": None, "created": "2026-12-06T05:00:00Z"},
+        {"at": "2026-12-04T20:30:00Z", "offset": 18000, "created": "2026-12-06T05:00:00Z"},
+        {"at": "2026-12-04T20:45:00Z", "offset": -28800, "created": "2026-12-06T05:00:00Z"},
+    ]
