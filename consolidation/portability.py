@@ -359,12 +359,15 @@ def _header(line: dict[str, Any]) -> Header:
     tenant, user_id = owner.get("tenant"), owner.get("user_id")
     if not (isinstance(tenant, str) and isinstance(user_id, str)):
         raise InvalidInput("the header's owner needs a tenant and a user_id")
+    dimension = embedder.get("dimension") or 0
+    if not _is_int(dimension) or dimension < 0:
+        raise InvalidInput(f"the header's embedder dimension {dimension!r} is not a whole number")
     return Header(
         version,
         str(line.get("exported_at", "")),
         Owner(tenant, user_id),
         str(embedder.get("name", "")),
-        int(embedder.get("dimension") or 0),
+        dimension,
         str(line.get("embedding_template", "")),
         _counts(counts.get("nodes")),
         _counts(counts.get("edges")),

@@ -98,6 +98,18 @@ def test_a_good_supersession_chain_parses() -> None:
     [
         (lambda f: f[0].update(schema_version=SCHEMA_VERSION + 1), "newer than this service's"),
         (lambda f: f[0].update(format="other"), "not a recmem-export file"),
+        (
+            lambda f: f[0]["embedder"].update(dimension="x"),
+            "line 1: the header's embedder dimension 'x' is not a whole number",
+        ),
+        (
+            lambda f: f[0]["embedder"].update(dimension=[384]),
+            "line 1: the header's embedder dimension \\[384\\] is not a whole number",
+        ),
+        (
+            lambda f: f[0]["embedder"].update(dimension=True),
+            "line 1: the header's embedder dimension True is not a whole number",
+        ),
         (lambda f: f.pop(0), "line 1: not a recmem-export file"),
         (lambda f: f[1].update(labels=["ApiKey"]), "line 2: label 'ApiKey' is not a memory node's"),
         (lambda f: f[1]["properties"].update(embedding=[0.1]), "line 2: property 'embedding' is not taken"),
