@@ -19,6 +19,7 @@ from strawberry.utils.str_converters import to_snake_case
 
 from api.errors import recode, refused_write
 from api.request_body import lone_surrogate
+from api.schema.batch_units import named_unit
 from api.schema.documents import MAX_EXPANDED_FIELDS, Documents
 
 
@@ -57,7 +58,8 @@ class ErrorCodes(SchemaExtension):
         result: Any = context.result
         if result is not None and getattr(result, "errors", None):
             request_id = _request_id(context)
-            result.errors = _recoded(result.errors, request_id, self.names)
+            unit_named = [named_unit(error, context.graphql_document) for error in result.errors]
+            result.errors = _recoded(unit_named, request_id, self.names)
             if self.documents.runs_mutation(context.query, context.operation_name):
                 # A mutation refused before it ran (validation, a variable's type or value, the
                 # Unicode check), or a field of it refused by its resolver (bad input, not found):

@@ -128,8 +128,9 @@ LONG = "x" * 257  # one character over the 256 of an id or name
             "invalid input: units[2].metadata: Input should be a valid dictionary",
             id="metadata not a map",
         ),
-        # The variable's coercion names the unit already (graphql-core: "at [2].occurredAt").
-        pytest.param({"occurredAt": "2024-05-01T09:00:00"}, "[2].occurredAt", id="naive time"),
+        # Refused by the variable's coercion (graphql-core's wording), named as the checks name it.
+        pytest.param({"occurredAt": "2024-05-01T09:00:00"}, "units[2].occurredAt: ", id="naive time"),
+        pytest.param({"occurredAt": "2023-13-01"}, "units[2].occurredAt: ", id="impossible date"),
     ],
 )
 async def test_a_batch_refusal_names_the_unit_and_writes_nothing(
@@ -139,6 +140,39 @@ async def test_a_batch_refusal_names_the_unit_and_writes_nothing(
     (error,) = await caller.errors(BATCH, {"us": units})
     assert error["extensions"]["code"] == "BAD_USER_INPUT"
     assert message in error["message"], error["message"]
+    assert await count_nodes(db, caller.tenant, "alice") == {}
+
+
+@pytest.mark.parametrize(
+    ("query", "variables"),
+    [
+        pytest.param(
+            'mutation { rememberBatch(userId: "alice", units: [{text: "a"}, {text: "b", occurredAt: "2023-13-01"}]) '
+            "{ seq } }",
+            None,
+            id="literal",
+        ),
+        pytest.param(
+            'mutation($u: UnitInput!) { rememberBatch(userId: "alice", units: [{text: "a"}, $u]) { seq } }',
+            {"u": {"text": "b", "occurredAt": "2023-05-01T09:00:00"}},
+            id="a unit's variable",
+        ),
+        pytest.param(
+            'mutation($t: DateTime) { rememberBatch(userId: "alice", units: [{text: "a"}, {text: "b", occurredAt: $t}]) '
+            "{ seq } }",
+            {"t": "2023-13-01"},
+            id="a time's variable",
+        ),
+    ],
+)
+async def test_a_refused_time_in_a_batch_names_its_unit(
+    caller: Caller, db: Database, query: str, variables: dict[str, Any] | None
+) -> None:
+    """graphql-core refuses a unit's time before any resolver runs, in its own words; the refusal
+    still names the unit, as a unit's other refusals do."""
+    (error,) = await caller.errors(query, variables)
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert error["message"].startswith("units[1].occurredAt: "), error["message"]
     assert await count_nodes(db, caller.tenant, "alice") == {}
 
 

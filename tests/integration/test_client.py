@@ -436,6 +436,11 @@ async def test_a_batch_refusal_names_the_unit(
             await memory.remember_batch("alice", units)
         with pytest.raises(BadUserInput, match=re.escape("units[1].speaker: String should have at most")):
             await memory.remember_batch("alice", [Unit("fine"), Unit("long", speaker="s" * 257)])
+        # A time without an offset is refused by the GraphQL variable's coercion, named all the same.
+        with pytest.raises(BadUserInput, match=re.escape("units[1].occurredAt: ")):
+            await memory.remember_batch(
+                "alice", [Unit("fine"), Unit("naive", occurred_at=datetime(2024, 1, 1))]
+            )
     assert await count_nodes(db, tenant.name, "alice") == {}
 
 
