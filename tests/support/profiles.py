@@ -22,3 +22,10 @@ def _operators(plan: dict[str, Any]) -> Any:
     yield name, str(plan.get("args", {}).get("Details", "")), int(plan.get("dbHits", 0))
     for child in plan.get("children", []):
         yield from _operators(child)
+
+
+async def planned(db: Database, name: str, **params: Any) -> list[tuple[str, str]]:
+    """(operator, details) of every operator of the statement's plan, by EXPLAIN: nothing runs, so
+    any parameter values of the right types do."""
+    result = await db.driver.execute_query("EXPLAIN " + statement(name), params, database_=db.name)
+    return [(name, details) for name, details, _ in _operators(result.summary.plan)]

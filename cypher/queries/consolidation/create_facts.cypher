@@ -8,7 +8,9 @@ SET u.lex_facts = u.lex_facts + size($facts),
     u.lex_facts_length = u.lex_facts_length + reduce(s = 0, r IN $facts | s + r.lex_length),
     u.vectors = coalesce(u.vectors, 0) + 1, u.vectors_epoch = coalesce(u.vectors_epoch, randomUUID())
 WITH u
+// By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 OPTIONAL MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: $episode_id})
+USING INDEX e:Episode(id)
 UNWIND $facts AS r
 CREATE (f:Fact {
   id: r.id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,

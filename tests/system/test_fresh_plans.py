@@ -1,0 +1,93 @@
+"""A statement that finds a node by its id finds it by the id's unique index on a fresh database too.
+
+Neo4j plans from the database's statistics. On a fresh database (no data, or a first few nodes) the
+planner can prefer another index over the unique one, and keeps that plan in its cache: a lookup by
+id that reads the owner's nodes or scans an index. Such statements name the index (USING INDEX);
+this checks each on a private Neo4j, empty after migration and then with its first nodes
+(docs/design/graph-model.md#pinned-indexes)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from graph.database import Database
+from graph.schema import migrate
+from tests.support.engines import DIMENSION, TEST_TEMPLATE
+from tests.support.faults import free_ports, private_neo4j, private_neo4j_settings
+from tests.support.profiles import planned
+
+# Each statement, its parameters (types matter, values do not: EXPLAIN runs nothing) and the nodes it
+# finds by id: (variable, label).
+CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
+    "queries/consolidation/link_runs": (
+        {"links": [{"run_id": "run_1", "label": "Fact", "id": "fact_1", "rel": "PRODUCED"}]},
+        [("run", "ConsolidationRun")],
+    ),
+    "queries/consolidation/check_sources": (
+        {"interaction_ids": ["int_1"], "fact_ids": ["fact_1"], "previous_episode_id": "epi_1"},
+        [("i", "Interaction"), ("f", "Fact"), ("e", "Episode")],
+    ),
+    "queries/consolidation/mark_consolidated": ({"ids": ["int_1"]}, [("i", "Interaction")]),
+    "queries/consolidation/create_facts": ({"episode_id": "epi_1", "run_id": "run_1"}, [("e", "Episode")]),
+}
+
+OWNER = {"tenant": "t-fresh", "user_id": "alice"}
+
+
+@pytest.fixture(scope="module")
+def fresh_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, int]]:
+    (port,) = free_ports(1)
+    yield tmp_path_factory.mktemp("fresh-plans"), port
+
+
+async def _plans(db: Database) -> dict[str, list[tuple[str, str]]]:
+    await db.driver.execute_query("CALL db.clearQueryCaches()", database_=db.name)
+    return {name: await planned(db, name, **OWNER, **params) for name, (params, _) in CASES.items()}
+
+
+@pytest.fixture(scope="module")
+async def fresh_plans(
+    fresh_home: tuple[Path, int],
+) -> AsyncIterator[dict[str, dict[str, list[tuple[str, str]]]]]:
+    """Every case's plan on a fresh database: empty after migration, then with a first user's 20
+    nodes of each label."""
+    home, port = fresh_home
+    settings = private_neo4j_settings(home / "neo4j", port)
+    with private_neo4j(settings):
+        db = Database.connect(settings)
+        # A fresh Neo4j on a loaded machine plans its first statements slowly.
+        db.statement_timeout_s = 120.0
+        try:
+            embedder = HashingEmbedder(DIMENSION)
+            await migrate(db, embedder.name, embedder.dimension, TEST_TEMPLATE)
+            empty = await _plans(db)
+            await db.driver.execute_query(
+                "CREATE (:User {tenant: $tenant, id: $user_id}) "
+                "WITH * UNWIND range(1, 20) AS k "
+                "CREATE (:ConsolidationRun {id: 'run_' + k, tenant: $tenant, user_id: $user_id}), "
+                "(:Fact {id: 'fact_' + k, tenant: $tenant, user_id: $user_id, status: 'active'})",
+                OWNER,
+                database_=db.name,
+            )
+            yield {"empty": empty, "first nodes": await _plans(db)}
+        finally:
+            await db.close()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+async def test_a_lookup_by_id_seeks_the_id_index_on_a_fresh_database(
+    fresh_plans: dict[str, dict[str, list[tuple[str, str]]]], name: str
+) -> None:
+    _, found = CASES[name]
+    for state, plans in fresh_plans.items():
+        operators = plans[name]
+        for variable, label in found:
+            seek = f"UNIQUE {variable}:{label}(id) WHERE id "
+            assert any(
+                op.startswith("NodeUniqueIndexSeek") and details.startswith(seek) for op, details in operators
+            ), (state, variable, operators)
