@@ -34,6 +34,16 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
     ),
     "queries/consolidation/mark_consolidated": ({"ids": ["int_1"]}, [("i", "Interaction")]),
     "queries/consolidation/create_facts": ({"episode_id": "epi_1", "run_id": "run_1"}, [("e", "Episode")]),
+    "queries/beliefs/derive": (
+        {"fact_id": "fact_1", "run_id": "run_1", "interaction_id": "int_1"},
+        [("f", "Fact"), ("run", "ConsolidationRun"), ("i", "Interaction")],
+    ),
+    "queries/beliefs/retract": ({"id": "fact_1"}, [("f", "Fact")]),
+    "queries/beliefs/state": (
+        {"fact_id": "fact_1", "interaction_id": "int_1"},
+        [("f", "Fact"), ("i", "Interaction")],
+    ),
+    "queries/beliefs/supersede": ({"old_id": "fact_1", "new_id": "fact_2"}, [("old", "Fact"), ("f", "Fact")]),
 }
 
 OWNER = {"tenant": "t-fresh", "user_id": "alice"}

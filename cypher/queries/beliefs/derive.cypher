@@ -1,10 +1,14 @@
 // A stated fact's source: the interaction the caller named, or else the run that records who
 // made the change and why (the recorded correction). Returns the fact as it now stands, scopes
 // included (supersede.cypher and this statement set them after create_fact.cypher).
+// By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: $fact_id})
+USING INDEX f:Fact(id)
 MATCH (run:ConsolidationRun {id: $run_id})
+USING INDEX run:ConsolidationRun(id)
 WHERE run.tenant = $tenant AND run.user_id = $user_id
 OPTIONAL MATCH (i:Interaction {tenant: $tenant, user_id: $user_id, id: $interaction_id})
+USING INDEX i:Interaction(id)
 CALL (f, run, i) {
   WITH f, run, i WHERE i IS NOT NULL
   CREATE (f)-[:DERIVED_FROM {run_id: run.id}]->(i)
