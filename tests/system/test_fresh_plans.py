@@ -44,6 +44,11 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
         [("f", "Fact"), ("i", "Interaction")],
     ),
     "queries/beliefs/supersede": ({"old_id": "fact_1", "new_id": "fact_2"}, [("old", "Fact"), ("f", "Fact")]),
+    "queries/episodes/get": ({"ids": ["epi_1"]}, [("n", "Episode")]),
+    "queries/facts/get": ({"ids": ["fact_1"]}, [("n", "Fact")]),
+    "queries/facts/provenance": ({"id": "fact_1"}, [("f", "Fact")]),
+    "queries/recall/replaced": ({"ids": ["fact_1"]}, [("f", "Fact")]),
+    "queries/recall/sentence_vectors": ({"ids": ["int_1"]}, [("n", "Interaction")]),
 }
 
 OWNER = {"tenant": "t-fresh", "user_id": "alice"}
