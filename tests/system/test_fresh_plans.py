@@ -49,6 +49,14 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
     "queries/facts/provenance": ({"id": "fact_1"}, [("f", "Fact")]),
     "queries/recall/replaced": ({"ids": ["fact_1"]}, [("f", "Fact")]),
     "queries/recall/sentence_vectors": ({"ids": ["int_1"]}, [("n", "Interaction")]),
+    "queries/forget/contract_supersedes": (
+        {"relinks": [{"survivor_id": "fact_1", "old_id": "fact_2"}]},
+        [("survivor", "Fact"), ("old", "Fact")],
+    ),
+    "queries/forget/derived_ids": ({"id": "int_1"}, [("i", "Interaction")]),
+    "queries/forget/mend_episode_chain": ({"id": "epi_1"}, [("e", "Episode")]),
+    "queries/forget/rewrite_episodes": ({"rows": [{"id": "epi_1"}]}, [("e", "Episode")]),
+    "queries/forget/rewrite_facts": ({"rows": [{"id": "fact_1"}]}, [("f", "Fact")]),
 }
 
 OWNER = {"tenant": "t-fresh", "user_id": "alice"}

@@ -2,7 +2,9 @@
 // a person stated that replaced one of those facts (through a chain of such facts): they answer in
 // the scopes of what they replaced (docs/scopes.md#inheritance), so they lose the turn's scopes too.
 // Read before the erased facts and their SUPERSEDES edges go.
+// By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (i:Interaction {tenant: $tenant, user_id: $user_id, id: $id})
+USING INDEX i:Interaction(id)
 OPTIONAL MATCH (e:Episode)-[:DERIVED_FROM]->(i)
 WITH i, collect(DISTINCT e.id) AS episode_ids
 OPTIONAL MATCH (f:Fact)-[:DERIVED_FROM]->(i)
