@@ -49,6 +49,7 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
     "queries/facts/provenance": ({"id": "fact_1"}, [("f", "Fact")]),
     "queries/recall/replaced": ({"ids": ["fact_1"]}, [("f", "Fact")]),
     "queries/recall/sentence_vectors": ({"ids": ["int_1"]}, [("n", "Interaction")]),
+    "queries/waiting/mark": ({"id": "int_1", "episode_id": "epi_1"}, [("n", "Interaction")]),
     "queries/forget/contract_supersedes": (
         {"relinks": [{"survivor_id": "fact_1", "old_id": "fact_2"}]},
         [("survivor", "Fact"), ("old", "Fact")],
