@@ -58,7 +58,7 @@ class Beliefs:
         (the same user's) or else from the correction's run; the kind stays the old fact's."""
         self._check(owner, by, fact_id=fact_id, reason=reason, text=text)
         if source_interaction_id is not None:
-            require_name("sourceInteractionId", source_interaction_id)
+            require_name("source_interaction_id", source_interaction_id)
         old = await self.stores.facts.get(owner, [fact_id])
         if not old:
             raise NotFound(f"fact {fact_id!r} not found")

@@ -763,6 +763,11 @@ async def test_correct_retract_and_add_facts(db: Database, live: str, tenant: st
         assert (await error(mcp, "correct_fact", fact_id=active, text=" ", reason="r")).startswith(
             "BAD_USER_INPUT: "
         )
+        # The refusal names the argument as the tool takes it, not as GraphQL does.
+        assert (
+            await error(mcp, "correct_fact", fact_id=active, text="x", reason="r", source_interaction_id=" ")
+            == "BAD_USER_INPUT: source_interaction_id must not be empty"
+        )
         superseded = created["fact_ids"][0]
         assert "superseded" in await error(mcp, "retract_fact", fact_id=superseded, reason="r")
         assert await count_nodes(db, tenant) == before
