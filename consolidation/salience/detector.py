@@ -77,13 +77,56 @@ def _from_file(path: Path) -> SalienceDetector:
     if not isinstance(data, dict):
         raise SalienceError(f"RECMEM_SALIENCE: {path} must hold a JSON object")
     try:
-        rules = tuple(Rule.of(str(r["name"]), str(r["pattern"])) for r in data.get("rules", []))
-        prototypes = tuple(
-            Prototype(str(p["name"]), str(p["text"]), float(p.get("threshold", PROTOTYPE_THRESHOLD)))
-            for p in data.get("prototypes", [])
-        )
+        _only_keys("the file", data, {"default_rules", "rules", "prototypes"})
+        default_rules = data.get("default_rules", True)
+        if not isinstance(default_rules, bool):
+            raise ValueError("default_rules must be true or false")
+        rules = tuple(_rule(entry) for entry in _entries(data, "rules"))
+        prototypes = tuple(_prototype(entry) for entry in _entries(data, "prototypes"))
+        names = [rule.name for rule in rules] + [prototype.name for prototype in prototypes]
+        if len(set(names)) < len(names):
+            raise ValueError("two rules or prototypes have the same name")
     except (KeyError, TypeError, ValueError, re.error) as error:
         raise SalienceError(f"RECMEM_SALIENCE: {path}: bad rule or prototype ({error})") from error
-    if data.get("default_rules", True):
+    if default_rules:
         rules = DEFAULT_RULES + rules
     return SalienceDetector(rules, prototypes)
+
+
+def _only_keys(what: str, entry: dict[str, object], allowed: set[str]) -> None:
+    # A misspelt key would be ignored silently, and what it meant would never apply.
+    unknown = sorted(set(entry) - allowed)
+    if unknown:
+        raise ValueError(f"{what} has unknown keys {unknown}; it takes {sorted(allowed)}")
+
+
+def _entries(data: dict[str, object], key: str) -> list[dict[str, object]]:
+    entries = data.get(key, [])
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ValueError(f"{key} must be a list of objects")
+    return entries
+
+
+def _text(entry: dict[str, object], key: str) -> str:
+    value = entry[key]
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{key} must be a non-empty string")
+    return value
+
+
+def _rule(entry: dict[str, object]) -> Rule:
+    _only_keys("a rule", entry, {"name", "pattern"})
+    rule = Rule.of(_text(entry, "name"), _text(entry, "pattern"))
+    if rule.pattern.search(""):
+        raise ValueError(f"rule {rule.name!r} matches an empty text, so it would fire on every turn")
+    return rule
+
+
+def _prototype(entry: dict[str, object]) -> Prototype:
+    _only_keys("a prototype", entry, {"name", "text", "threshold"})
+    name = _text(entry, "name")
+    threshold = entry.get("threshold", PROTOTYPE_THRESHOLD)
+    # A cosine is at most 1: above it the prototype never fires, at 0 or below almost always.
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
+        raise ValueError(f"prototype {name!r}: threshold must be a number above 0 and at most 1")
+    return Prototype(name, _text(entry, "text"), float(threshold))

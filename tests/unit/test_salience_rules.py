@@ -55,7 +55,31 @@ async def test_a_file_adds_rules_and_prototypes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "content", ["not json", "[]", '{"rules": [{"name": "x"}]}', '{"rules": [{"name": "x", "pattern": "("}]}']
+    "content",
+    [
+        "not json",
+        "[]",
+        '{"rules": [{"name": "x"}]}',
+        '{"rules": [{"name": "x", "pattern": "("}]}',
+        # A misspelt key would otherwise be ignored: the rule or threshold it meant never applies.
+        '{"rule": [{"name": "ticket", "pattern": "ticket"}]}',
+        '{"prototypes": [{"name": "pets", "text": "my cat", "treshold": 0.9}]}',
+        '{"rules": [{"name": "x", "pattern": "a", "flags": "i"}]}',
+        # A pattern that matches the empty string fires on every turn.
+        '{"rules": [{"name": "x", "pattern": ""}]}',
+        '{"rules": [{"name": "x", "pattern": "a*"}]}',
+        '{"rules": [{"name": "", "pattern": "a"}]}',
+        '{"rules": [{"name": "x", "pattern": "a"}, {"name": "x", "pattern": "b"}]}',
+        '{"rules": [{"name": 5, "pattern": "a"}]}',
+        '{"rules": {"name": "x", "pattern": "a"}}',
+        '{"default_rules": "false"}',
+        '{"prototypes": [{"name": "p", "text": " ", "threshold": 0.9}]}',
+        # A cosine never exceeds 1: such a prototype never fires.
+        '{"prototypes": [{"name": "p", "text": "x", "threshold": 2}]}',
+        '{"prototypes": [{"name": "p", "text": "x", "threshold": NaN}]}',
+        '{"prototypes": [{"name": "p", "text": "x", "threshold": "0.9"}]}',
+        '{"prototypes": [{"name": "p", "text": "x", "threshold": true}]}',
+    ],
 )
 def test_a_bad_file_is_refused_at_startup(tmp_path: Path, content: str) -> None:
     path = tmp_path / "bad.json"
