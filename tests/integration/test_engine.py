@@ -14,12 +14,13 @@ from tests.support.conversations import OSLO, SUSHI
 from tests.support.engines import llm_engine
 from tests.support.llm_script import (
     by_task,
+    consolidation_replies,
     data_of,
     episode_reply,
     facts_reply,
-    merge_reply,
     one_fact_per_turn,
     task_of,
+    tasks,
 )
 from tests.support.misordered import reversed_reason
 
@@ -39,23 +40,9 @@ async def graph_counts(db: Database, owner: Owner) -> dict[str, int]:
     return {r["label"]: r["c"] for r in result.records}
 
 
-def tasks(server: LocalLLMServer) -> list[str]:
-    return [task_of(body) for body in server.requests]
-
-
-def standard_script(server: LocalLLMServer, facts: Any = one_fact_per_turn) -> None:
-    server.set_responder(
-        by_task(
-            create_episode=episode_reply("Sushi"),
-            refine_facts=facts_reply(facts),
-            merge_decision=merge_reply(),
-        )
-    )
-
-
 async def test_no_llm_call_below_the_gate(db: Database, owner: Owner, llm: LocalLLMServer) -> None:
     engine = llm_engine(db, llm, merge_threshold=0.99)
-    standard_script(llm)
+    llm.set_responder(consolidation_replies("Sushi"))
     for day, text in enumerate([SUSHI[0], OSLO, SUSHI[1]]):
         remembered = await engine.remember(owner, unit(text, day))
         assert remembered.consolidation is not None and remembered.consolidation.action == "none"
@@ -67,7 +54,7 @@ async def test_consolidates_exactly_when_the_gate_is_reached(
     db: Database, owner: Owner, llm: LocalLLMServer
 ) -> None:
     engine = llm_engine(db, llm, merge_threshold=0.99)
-    standard_script(llm)
+    llm.set_responder(consolidation_replies("Sushi"))
     # Written out of time order: the episode prompt must still see them by time.
     first = await engine.remember(owner, unit(SUSHI[1], 5))
     await engine.remember(owner, unit(OSLO, 6))
@@ -104,7 +91,7 @@ async def test_merge_first_writes_a_new_episode_version(
     db: Database, owner: Owner, llm: LocalLLMServer
 ) -> None:
     engine = llm_engine(db, llm, merge_threshold=0.99)
-    standard_script(llm)
+    llm.set_responder(consolidation_replies("Sushi"))
     for day, text in enumerate(SUSHI[:3]):
         created = await engine.remember(owner, unit(text, day))
     assert created.consolidation is not None and created.consolidation.action == "created"
@@ -132,13 +119,7 @@ async def test_a_refused_merge_is_counted_among_the_calls_made(
     db: Database, owner: Owner, llm: LocalLLMServer
 ) -> None:
     engine = llm_engine(db, llm, merge_threshold=0.99)
-    llm.set_responder(
-        by_task(
-            create_episode=episode_reply("Sushi"),
-            refine_facts=facts_reply(one_fact_per_turn),
-            merge_decision=merge_reply(continues=False),
-        )
-    )
+    llm.set_responder(consolidation_replies("Sushi", continues=False))
     for day, text in enumerate(SUSHI[:3]):
         await engine.remember(owner, unit(text, day))
     engine.settings.merge_threshold = 0.2
@@ -284,7 +265,7 @@ async def test_invented_and_foreign_fact_ids_are_ignored(
 ) -> None:
     other = Owner(owner.tenant, "mallory")
     engine = llm_engine(db, llm, merge_threshold=0.99)
-    standard_script(llm)
+    llm.set_responder(consolidation_replies("Sushi"))
     for day, text in enumerate(SUSHI[:3]):
         await engine.remember(other, unit(text, day))
     foreign = await db.driver.execute_query(
@@ -382,7 +363,7 @@ async def test_invalid_json_leaves_no_partial_write_and_recovers(
 
 async def test_run_tokens_match_the_servers_usage(db: Database, owner: Owner, llm: LocalLLMServer) -> None:
     engine = llm_engine(db, llm, merge_threshold=0.99)
-    standard_script(llm)
+    llm.set_responder(consolidation_replies("Sushi"))
     for day, text in enumerate(SUSHI[:3]):
         await engine.remember(owner, unit(text, day))
     await engine.answer(owner, "What did Alice eat?")

@@ -18,15 +18,7 @@ from local_llm_server import LocalLLMServer, Reply
 from tests.support.conversations import OSLO, SUSHI
 from tests.support.engines import engine_settings, llm_engine
 from tests.support.faults import scope_sweeper
-from tests.support.llm_script import (
-    by_task,
-    data_of,
-    episode_reply,
-    facts_reply,
-    merge_reply,
-    one_fact_per_turn,
-    task_of,
-)
+from tests.support.llm_script import consolidation_replies, data_of, tasks
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 # Long enough that no test's own pace makes a session quiet.
@@ -35,20 +27,6 @@ NEVER_QUIET = 3600.0
 
 def unit(text: str, day: float, session: str | None = "s1") -> Unit:
     return Unit(text=text, speaker="Alice", occurred_at=T0 + timedelta(days=day), session_id=session)
-
-
-def script(server: LocalLLMServer, *, merge: Any = None, refine: Any = None) -> None:
-    server.set_responder(
-        by_task(
-            create_episode=episode_reply("Sushi"),
-            refine_facts=refine or facts_reply(one_fact_per_turn),
-            merge_decision=merge or merge_reply(),
-        )
-    )
-
-
-def tasks(server: LocalLLMServer) -> list[str]:
-    return [task_of(body) for body in server.requests]
 
 
 async def hot_engine(
@@ -61,7 +39,7 @@ async def hot_engine(
         "merge_quiet_seconds": NEVER_QUIET,
     }
     engine = llm_engine(db, server, **(settings | overrides))
-    script(server)
+    server.set_responder(consolidation_replies("Sushi"))
     for day, text in enumerate(SUSHI[:3]):
         created = await engine.remember(owner, unit(text, day))
     outcome = created.consolidation
@@ -233,12 +211,12 @@ async def test_a_failed_batch_merge_leaves_every_turn_waiting_and_no_partial_epi
     waiting = [await engine.remember(owner, unit(SUSHI[i], 10 + n)) for n, i in enumerate((3, 0))]
     before = await episodes(db, owner)
     broken: Any = lambda body: Reply.error(500)  # noqa: E731
-    script(llm, merge=broken)
+    llm.set_responder(consolidation_replies("Sushi", merge_decision=broken))
     third = await engine.remember(owner, unit(SUSHI[1], 12))
     assert outcome_of(third).action == "deferred"
-    for failing in ("merge", "refine"):
-        script(llm, **{failing: broken})
-        if failing == "refine":
+    for failing in ("merge_decision", "refine_facts"):
+        llm.set_responder(consolidation_replies("Sushi", **{failing: broken}))
+        if failing == "refine_facts":
             # The merge is answered this time; the refinement after it fails.
             (retried,) = await engine.consolidate(owner)
             assert (retried.trigger_id, retried.action) == (third.interaction_id, "deferred")
@@ -257,7 +235,7 @@ async def test_a_failed_batch_merge_leaves_every_turn_waiting_and_no_partial_epi
     assert statuses == ["discarded", "unavailable"]
     assert [r["status"] for r in await runs(db, owner, "refine_facts") if r["status"] != "ok"]
 
-    script(llm)
+    llm.set_responder(consolidation_replies("Sushi"))
     outcomes = await engine.consolidate(owner)
     merged = [o for o in outcomes if o.action == "merged"]
     batch = sorted([*(w.interaction_id for w in waiting), third.interaction_id])

@@ -19,14 +19,7 @@ from local_llm_server import LocalLLMServer
 from tests.support.api import Caller, make_api_settings, new_caller
 from tests.support.conversations import SUSHI
 from tests.support.engines import llm_engine
-from tests.support.llm_script import (
-    by_task,
-    episode_reply,
-    facts_reply,
-    merge_reply,
-    one_fact_per_turn,
-    task_of,
-)
+from tests.support.llm_script import consolidation_replies, task_of
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 REMEMBER = """
@@ -50,16 +43,6 @@ async def api(db: Database, engine: MemoryEngine) -> AsyncIterator[Caller]:
             yield await new_caller(db, http)
 
 
-def script(llm: LocalLLMServer, *, merge: bool) -> None:
-    llm.set_responder(
-        by_task(
-            create_episode=episode_reply("Sushi"),
-            refine_facts=facts_reply(one_fact_per_turn),
-            merge_decision=merge_reply(continues=merge),
-        )
-    )
-
-
 async def remember(api: Caller, llm: LocalLLMServer, user: str, text: str, day: int) -> tuple[Any, list[str]]:
     """The remember's (action, llmCalls), and the tasks of the LLM requests it made."""
     before = len(llm.requests)
@@ -75,7 +58,7 @@ async def remember(api: Caller, llm: LocalLLMServer, user: str, text: str, day: 
 
 
 async def test_a_merge_counts_its_two_calls(api: Caller, engine: MemoryEngine, llm: LocalLLMServer) -> None:
-    script(llm, merge=True)
+    llm.set_responder(consolidation_replies("Sushi"))
     user = f"u-{uuid.uuid4().hex[:8]}"
     for day, text in enumerate(SUSHI[:2]):
         assert (await remember(api, llm, user, text, day)) == (("NONE", 0), [])
@@ -90,7 +73,7 @@ async def test_a_merge_counts_its_two_calls(api: Caller, engine: MemoryEngine, l
 async def test_a_refused_merge_counts_as_the_call_it_was(
     api: Caller, engine: MemoryEngine, llm: LocalLLMServer
 ) -> None:
-    script(llm, merge=False)
+    llm.set_responder(consolidation_replies("Sushi", continues=False))
     user = f"u-{uuid.uuid4().hex[:8]}"
     for day, text in enumerate(SUSHI[:3]):
         await remember(api, llm, user, text, day)

@@ -24,15 +24,7 @@ from graph.vocabulary import CORRECTION_TRIGGER, PERSON_PROVIDER
 from local_llm_server import LocalLLMServer, Reply
 from tests.support.api import REMEMBER_BATCH, STORY, T0, Caller, all_facts, unit
 from tests.support.engines import DIMENSION, engine_settings, llm_engine
-from tests.support.llm_script import (
-    by_task,
-    data_of,
-    episode_reply,
-    facts_reply,
-    merge_reply,
-    one_fact_per_turn,
-    task_of,
-)
+from tests.support.llm_script import consolidation_replies, data_of, task_of
 
 # Three turns on one topic open an episode; only the first says where Alice lives.
 TURNS = [
@@ -357,11 +349,8 @@ async def test_the_answer_prompt_lists_withdrawn_beliefs_only_when_there_are_som
     db: Database, llm: LocalLLMServer
 ) -> None:
     llm.set_responder(
-        by_task(
-            create_episode=episode_reply("Home"),
-            merge_decision=merge_reply(True),
-            refine_facts=facts_reply(one_fact_per_turn),
-            answer=lambda body: Reply.json({"answer": "Somewhere.", "used_ids": []}),
+        consolidation_replies(
+            "Home", answer=lambda body: Reply.json({"answer": "Somewhere.", "used_ids": []})
         )
     )
     engine = llm_engine(db, llm)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from local_llm_server import Reply
+from local_llm_server import LocalLLMServer, Reply
 
 Handler = Callable[[dict[str, Any]], Reply | None]
 _DATA = re.compile(r"<memory_data>\s*(.*?)\s*</memory_data>", re.S)
@@ -17,6 +17,11 @@ def task_of(body: dict[str, Any]) -> str:
     """The task name the provider sent as the json_schema name (or named in json_object mode)."""
     response_format = body.get("response_format") or {}
     return str((response_format.get("json_schema") or {}).get("name", ""))
+
+
+def tasks(server: LocalLLMServer) -> list[str]:
+    """The task of every request the server received, in order."""
+    return [task_of(body) for body in server.requests]
 
 
 def data_of(body: dict[str, Any]) -> dict[str, Any]:
@@ -82,3 +87,20 @@ def plan_reply(**plan: Any) -> Handler:
         return Reply.json(plan)
 
     return handle
+
+
+def consolidation_replies(
+    title: str,
+    *,
+    facts: Callable[[dict[str, Any]], list[dict[str, Any]]] = one_fact_per_turn,
+    continues: bool = True,
+    **handlers: Handler,
+) -> Callable[[dict[str, Any]], Reply | None]:
+    """A responder for the consolidator's three tasks: an episode titled `title` over its turns,
+    `facts` refined from them, a merge that `continues` (or not); `handlers` add or replace tasks."""
+    scripted = {
+        "create_episode": episode_reply(title),
+        "refine_facts": facts_reply(facts),
+        "merge_decision": merge_reply(continues),
+    }
+    return by_task(**(scripted | handlers))
