@@ -17,6 +17,7 @@ from graph.recall import RecallSearch
 from graph.records import instant
 from tests.support.api import make_engine
 from tests.support.engines import DIMENSION
+from tests.support.graph_reads import owned_count
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -42,16 +43,6 @@ async def _lexical(db: Database, owner: Owner, text: str, k: int) -> list[Hit[In
         owner, [1.0] * DIMENSION, text, interactions=k, episodes=0, facts=0, include_consolidated=True
     )
     return found.interactions.lexical
-
-
-async def _count(db: Database, owner: Owner) -> int:
-    result = await db.driver.execute_query(
-        "MATCH (n:Interaction {tenant: $t, user_id: $u}) RETURN count(n) AS c",
-        t=owner.tenant,
-        u=owner.user_id,
-        database_=db.name,
-    )
-    return int(result.records[0]["c"])
 
 
 async def test_batch_write_assigns_sequence_and_chains_next(
@@ -80,7 +71,7 @@ async def test_batch_write_is_idempotent_on_source_ref(
     assert all(s.created for s in first)
     assert not any(s.created for s in again)
     assert [s.id for s in again] == [first[0].id, first[1].id, first[0].id]
-    assert await _count(db, owner) == 2
+    assert await owned_count(db, owner, "Interaction") == 2
 
 
 async def test_reads_are_scoped_to_the_owner(db: Database, owner: Owner, embedder: HashingEmbedder) -> None:
@@ -140,7 +131,7 @@ async def test_invalid_input_raises_and_writes_nothing(
     good, bad = _items(embedder, ["fine text", "bad text"])
     with pytest.raises(InvalidInput, match=message):
         await store.write_batch(owner, [good, mutate(bad)])
-    assert await _count(db, owner) == 0
+    assert await owned_count(db, owner, "Interaction") == 0
 
 
 @pytest.mark.parametrize(
@@ -159,7 +150,7 @@ async def test_invalid_units_raise_through_the_engine_and_write_nothing(
     engine = make_engine(db)
     with pytest.raises(InvalidInput, match=message):
         await engine.remember_batch(owner, [Unit(text="fine text"), Unit(**{"text": "bad text", **fields})])
-    assert await _count(db, owner) == 0
+    assert await owned_count(db, owner, "Interaction") == 0
 
 
 def test_the_unit_model_refuses_an_empty_speaker_and_a_naive_time() -> None:
@@ -176,7 +167,7 @@ async def test_empty_owner_and_empty_batch_are_refused(db: Database) -> None:
         await engine.remember_batch(Owner("", "alice"), [Unit(text="x")])
     with pytest.raises(InvalidInput):
         await engine.remember_batch(Owner("t", "alice"), [])
-    assert await _count(db, Owner("t", "alice")) == 0
+    assert await owned_count(db, Owner("t", "alice"), "Interaction") == 0
 
 
 async def test_recall_candidates_keep_the_exact_instant(

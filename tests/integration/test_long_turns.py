@@ -23,6 +23,7 @@ from graph.schema import EmbeddingSpec
 from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES
 from tests.integration.test_reembed import TEMPLATE_B, restored
 from tests.support.engines import DIMENSION, engine_settings
+from tests.support.graph_reads import owned_count
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 __all__ = ["restored"]  # the fixture that puts the session's guard back after re-embedding
@@ -48,16 +49,6 @@ def _engine(db: Database, **settings: object) -> MemoryEngine:
     return MemoryEngine(db, HashingEmbedder(DIMENSION), OfflineConsolidator(), engine_settings(**chosen))
 
 
-async def _parts(db: Database, owner: Owner) -> int:
-    rows = await db.driver.execute_query(
-        "MATCH (p:InteractionPart {tenant: $t, user_id: $u}) RETURN count(p) AS n",
-        t=owner.tenant,
-        u=owner.user_id,
-        database_=db.name,
-    )
-    return int(rows.records[0]["n"])
-
-
 def test_parts_cover_the_text_in_order_within_their_size() -> None:
     text = _long_text(20_000) + " " + "x" * 2_000  # one "sentence" longer than a part
     spans = part_spans(text)
@@ -79,7 +70,7 @@ async def test_a_256_kb_turn_is_stored_and_its_last_sentence_is_found(db: Databa
         await engine.remember(owner, Unit(text=other, speaker="Ann", occurred_at=T0 + timedelta(hours=n)))
     # Its write cost is measured by bench/long_turns.py (a time bound here would flake under load).
     long = await engine.remember(owner, Unit(text=text, speaker="Ann", occurred_at=T0 + timedelta(days=1)))
-    assert await _parts(db, owner) == len(part_spans(text)) > 300
+    assert await owned_count(db, owner, "InteractionPart") == len(part_spans(text)) > 300
 
     dense = await engine.recall(owner, QUERY, budgets=Budgets(10, 0, 0), lexical=False)
     ids = [h.id for h in dense.subconscious]
@@ -106,14 +97,14 @@ async def test_forgetting_a_long_turn_erases_its_parts(db: Database, owner: Owne
     engine = _engine(db)
     kept = await engine.remember(owner, Unit(text=_long_text(5_000), speaker="Ann", occurred_at=T0))
     gone = await engine.remember(owner, Unit(text=_long_text(9_000), speaker="Ann", occurred_at=T0))
-    before = await _parts(db, owner)
+    before = await owned_count(db, owner, "InteractionPart")
     assert before == len(part_spans(_long_text(5_000))) + len(part_spans(_long_text(9_000)))
     await Forgetter(engine).forget_interaction(owner, gone.interaction_id, by="tests (key_test)")
-    assert await _parts(db, owner) == len(part_spans(_long_text(5_000)))
+    assert await owned_count(db, owner, "InteractionPart") == len(part_spans(_long_text(5_000)))
     dense = await engine.recall(owner, QUERY, budgets=Budgets(10, 0, 0), lexical=False)
     assert [h.id for h in dense.subconscious] == [kept.interaction_id]
     await Forgetter(engine).forget_user(owner)
-    assert await _parts(db, owner) == 0
+    assert await owned_count(db, owner, "InteractionPart") == 0
 
 
 async def _long_interactions(db: Database, owner: Owner) -> tuple[int | None, int]:
@@ -173,7 +164,7 @@ async def test_reembedding_rebuilds_a_long_turns_parts(
     engine = _engine(db)
     text = _long_text(5_000)
     await engine.remember(owner, Unit(text=text, speaker="Ann", occurred_at=T0), consolidate=False)
-    assert await _parts(db, owner) == len(part_spans(text))
+    assert await owned_count(db, owner, "InteractionPart") == len(part_spans(text))
     await Reembedder(db, HashingEmbedder(DIMENSION), TEMPLATE_B, tenant=owner.tenant).run()
     rows = await db.driver.execute_query(
         "MATCH (p:InteractionPart {tenant: $t}) RETURN p.start AS start, p.end AS end, p.embedding AS v",

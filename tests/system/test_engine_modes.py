@@ -31,6 +31,7 @@ from graph.settings import Neo4jSettings
 from graph.vocabulary import DEFAULT_MAX_TEXT_BYTES
 from tests.support.conversations import SUSHI_WITH_NOISE as TEXTS
 from tests.support.engines import DIMENSION, TEST_TEMPLATE, engine_settings, lease_of
+from tests.support.graph_reads import owned_count
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2024, 2, 1, 9, 0, tzinfo=UTC)
@@ -196,16 +197,6 @@ async def pending_of(db: Database, owner: Owner) -> int:
     return int(rows.records[0]["pending"])
 
 
-async def episodes_of(db: Database, owner: Owner) -> int:
-    rows = await db.driver.execute_query(
-        "MATCH (e:Episode {tenant: $t, user_id: $u}) RETURN count(e) AS n",
-        t=owner.tenant,
-        u=owner.user_id,
-        database_=db.name,
-    )
-    return int(rows.records[0]["n"])
-
-
 async def until(check: Callable[[], Awaitable[bool]], deadline_s: float = 120.0) -> None:
     """Poll `check` until it holds; the deadline is generous so that a loaded machine passes."""
     loop = asyncio.get_running_loop()
@@ -255,7 +246,7 @@ async def test_the_sweeper_consolidates_pending_work_nobody_writes_to(
         await until(swept)
     finally:
         await engine.stop()
-    assert await episodes_of(db, owner) >= 1 and await episodes_of(db, crashed) >= 1
+    assert await owned_count(db, owner, "Episode") >= 1 and await owned_count(db, crashed, "Episode") >= 1
     assert await lease_of(db, owner) is None and await lease_of(db, crashed) is None
     assert await pending_of(db, busy) == len(TEXTS) and await lease_of(db, busy) == "working-elsewhere"
     await LeaseStore(db).release(busy, "working-elsewhere")
@@ -335,7 +326,7 @@ async def test_a_failed_background_pass_is_retried_without_a_new_write(
         await until(recovered)
     finally:
         await engine.stop()
-    assert await episodes_of(db, owner) >= 1 and await lease_of(db, owner) is None
+    assert await owned_count(db, owner, "Episode") >= 1 and await lease_of(db, owner) is None
     if fault == "llm":
         runs = await db.driver.execute_query(
             "MATCH (r:ConsolidationRun {tenant: $t}) WHERE r.status <> 'ok' RETURN count(r) AS failed",
