@@ -1,14 +1,16 @@
 """A headless chromium for the browser tests (GraphiQL, the memory explorer): Debian's
-/usr/bin/chromium driven by Playwright (no browser download), as on an offline host."""
+/usr/bin/chromium driven by Playwright (no browser download), as on an offline host, and pages
+in contexts of their own."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
 INSTALL_HINT = (
@@ -30,3 +32,12 @@ def offline_chromium() -> Iterator[Browser]:
             yield chromium
         finally:
             chromium.close()
+
+
+@contextmanager
+def browser_page(browser: Browser, width: int = 1280, height: int = 800, **options: Any) -> Iterator[Page]:
+    """A page in a context of its own (a `width` x `height` viewport, and `options`), closed on
+    leaving."""
+    context = browser.new_context(viewport={"width": width, "height": height}, **options)
+    with closing(context):
+        yield context.new_page()

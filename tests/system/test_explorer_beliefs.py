@@ -15,7 +15,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import closing
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ from graph.models import Owner
 from graph.settings import Neo4jSettings
 from harness.serve_process import free_port
 from tests.support.api import STORY
-from tests.support.browser import offline_chromium
+from tests.support.browser import browser_page, offline_chromium
 from tests.support.engines import DIMENSION
 from tests.support.misordered import consolidate, old_replacement
 from tests.support.serve import KeyedService, keyed_service, serve_env
@@ -95,22 +95,23 @@ def _fill(page: Page, form: str, **fields: str) -> None:
         scope.get_by_label(label.capitalize()).fill(value)
 
 
-def _sign_in(page: Page, service: KeyedService) -> None:
-    page.goto(f"{service.base}/ui")
-    page.get_by_label("API key").fill(service.key)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_test_id("tenant")).to_contain_text(service.tenant, timeout=30_000)
+@contextmanager
+def _signed_in(browser: Browser, service: KeyedService) -> Iterator[tuple[Page, list[str]]]:
+    """A page of its own signed in to the explorer, and the errors the page raises."""
+    problems: list[str] = []
+    with browser_page(browser, height=900) as page:
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.goto(f"{service.base}/ui")
+        page.get_by_label("API key").fill(service.key)
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.get_by_test_id("tenant")).to_contain_text(service.tenant, timeout=30_000)
+        yield page, problems
 
 
 def test_the_explorer_corrects_retracts_and_adds_facts(service: KeyedService, browser: Browser) -> None:
     fact_id = _seed(service)
     shots = _shots()
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    problems: list[str] = []
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    with closing(context):
-        _sign_in(page, service)
+    with _signed_in(browser, service) as (page, problems):
         page.goto(f"{service.base}/ui#/u/dave/facts/{fact_id}")
         detail = page.get_by_test_id("fact-detail")
         expect(detail).to_be_visible(timeout=30_000)
@@ -190,12 +191,7 @@ def test_a_replacement_repaired_on_upgrade_shows_as_such(
     # Playwright's sync API runs an event loop on this thread: the store's coroutine gets its own.
     with ThreadPoolExecutor(1) as thread:
         fact_id = thread.submit(asyncio.run, misordered_then_migrated()).result()
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    problems: list[str] = []
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    with closing(context):
-        _sign_in(page, service)
+    with _signed_in(browser, service) as (page, problems):
         page.goto(f"{service.base}/ui#/u/erin/facts/{fact_id}")
         expect(page.get_by_test_id("fact-detail")).to_be_visible(timeout=30_000)
         expect(page.get_by_role("heading", name="Changes", exact=True)).to_be_visible()

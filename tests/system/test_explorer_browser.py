@@ -20,7 +20,7 @@ import re
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -34,7 +34,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Locator, Page, WebSocke
 from graph.settings import Neo4jSettings
 from harness.serve_process import free_port, free_ports, serving
 from tests.support.api import STORY
-from tests.support.browser import offline_chromium
+from tests.support.browser import browser_page, offline_chromium
 from tests.support.serve import READY_WITHIN_S, KeyedService, keyed_service, run_recmem, serve_env
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
@@ -221,6 +221,18 @@ class Shots:
             raise
 
 
+@contextmanager
+def recorded_page(
+    browser: Browser, shots: Shots, failure: str, **options: Any
+) -> Iterator[tuple[Page, Recorder]]:
+    """A page of its own (`options` as browser_page takes them) and its Recorder; a failure inside
+    is pictured as `failure`."""
+    with browser_page(browser, **options) as page:
+        seen = Recorder(page)
+        with shots.on_failure(page, seen, failure):
+            yield page, seen
+
+
 def _sign_in(page: Page, service: KeyedService, key: str) -> None:
     page.goto(f"{service.base}/ui")
     page.get_by_label("API key").fill(key)
@@ -322,10 +334,7 @@ def test_the_timeline_reads_in_time_order_and_hits_by_their_score(
     for at, session, text in CAROL:
         unit = {"userId": "carol", "text": text, "speaker": "carol", "sessionId": session, "occurredAt": at}
         service.post(REMEMBER, {"input": unit, "now": False})
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    seen = Recorder(page)
-    with closing(context), shots.on_failure(page, seen, "time-order-failure"):
+    with recorded_page(browser, shots, "time-order-failure") as (page, seen):
         _sign_in(page, service, service.key)
         page.get_by_role("link", name="carol").click()
         items = page.get_by_test_id("interaction")
@@ -356,10 +365,7 @@ def test_the_timeline_reads_in_time_order_and_hits_by_their_score(
 def test_a_support_session_in_the_explorer(
     service: KeyedService, seeded: Seeded, browser: Browser, shots: Shots
 ) -> None:
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    seen = Recorder(page)
-    with closing(context), shots.on_failure(page, seen, "failure"):
+    with recorded_page(browser, shots, "failure") as (page, seen):
         # Sign-in: a wrong key is refused in place, the right one shows the tenant.
         page.goto(f"{service.base}/ui")
         page.get_by_label("API key").fill("rmk_not-a-key")
@@ -494,10 +500,10 @@ def test_a_support_session_in_the_explorer(
         expect(page.get_by_role("link", name="alice", exact=True)).to_be_visible(timeout=30_000)
         expect(page.get_by_role("link", name="bob", exact=True)).to_have_count(0)
 
-    phone = browser.new_context(viewport={"width": PHONE, "height": 844}, is_mobile=True)
-    small = phone.new_page()
-    seen_small = Recorder(small)
-    with closing(phone), shots.on_failure(small, seen_small, "failure-phone"):
+    with recorded_page(browser, shots, "failure-phone", width=PHONE, height=844, is_mobile=True) as (
+        small,
+        seen_small,
+    ):
         # A phone's width: no sideways scrolling, the open view's tab in sight; a revoked key sends
         # the tab back to sign-in.
         second = service.keys("create", "--tenant", service.tenant, "--name", "phone", "--json")
@@ -548,10 +554,7 @@ def test_changes_by_hand_stay_with_the_fact_on_screen(
         _remember(service, "dave", text, day, "d1")
     added = [{"user": "dave", "text": text, "kind": "ATTRIBUTE"} for text in DAVE_FACTS]
     first, second = (service.post(ADD_FACT, fact)["addFact"]["fact"]["id"] for fact in added)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    seen = Recorder(page)
-    with closing(context), shots.on_failure(page, seen, "changes-failure"):
+    with recorded_page(browser, shots, "changes-failure") as (page, seen):
         _sign_in(page, service, service.key)
         page.get_by_role("link", name="dave").click()
         page.get_by_role("link", name="Facts", exact=True).click()
@@ -663,10 +666,7 @@ def test_a_forget_is_named_among_the_changes_of_a_fact(
     restored = service.post(FORGET, {"id": story[3]["interactionId"]})["forgetInteraction"]["restoredFactIds"]
     assert restored, merged
     fact = service.post(FACT, {"id": restored[0]})["fact"]
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    seen = Recorder(page)
-    with closing(context), shots.on_failure(page, seen, "erasure-failure"):
+    with recorded_page(browser, shots, "erasure-failure") as (page, seen):
         _sign_in(page, service, service.key)
         page.evaluate(f"() => {{ window.location.hash = '#/u/fran/facts/{restored[0]}' }}")
         expect(page.get_by_role("heading", name=fact["text"])).to_be_visible(timeout=30_000)
@@ -703,12 +703,9 @@ def test_a_scope_filter_narrows_the_views(service: KeyedService, browser: Browse
     facts = [fact["text"] for fact in service.post(FACTS_OF, {"user": "erin"})["user"]["facts"]["nodes"]]
     assert facts, "the story made no fact"
     everything = len(ERIN_FOOD) + len(ERIN_TRAVEL)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    seen = Recorder(page)
-    asked: list[str] = []  # the GraphQL requests' bodies: the filter must be the API's
-    page.on("request", lambda r: asked.append(r.post_data or "") if r.url.endswith("/graphql") else None)
-    with closing(context), shots.on_failure(page, seen, "scope-failure"):
+    with recorded_page(browser, shots, "scope-failure") as (page, seen):
+        asked: list[str] = []  # the GraphQL requests' bodies: the filter must be the API's
+        page.on("request", lambda r: asked.append(r.post_data or "") if r.url.endswith("/graphql") else None)
         _sign_in(page, service, service.key)
         page.evaluate("() => { window.location.hash = '#/u/erin/timeline' }")
         items = page.get_by_test_id("interaction")
@@ -854,10 +851,7 @@ def test_export_downloads_the_users_memory(
     for day, text in enumerate(FAY_TURNS):
         _remember(service, "fay", text, day, "f1")
     _remember(service, "gil", "Gil collects stamps.", 0, "g1")
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
-    page = context.new_page()
-    seen = Recorder(page)
-    with closing(context), shots.on_failure(page, seen, "export-failure"):
+    with recorded_page(browser, shots, "export-failure", accept_downloads=True) as (page, seen):
         _sign_in(page, service, service.key)
         page.evaluate("() => { window.location.hash = '#/u/fay/timeline' }")
         expect(page.get_by_test_id("interaction")).to_have_count(len(FAY_TURNS), timeout=30_000)
@@ -942,10 +936,7 @@ def test_episodes_load_page_by_page(
         *("import", "--tenant", service.tenant, "--user", "gus"),
         str(_episodes_file(tmp_path / "gus.jsonl", GUS_EPISODES)),
     )
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    seen = Recorder(page)
-    with closing(context), shots.on_failure(page, seen, "episodes-paging-failure"):
+    with recorded_page(browser, shots, "episodes-paging-failure") as (page, seen):
         _sign_in(page, service, service.key)
         page.evaluate("() => { window.location.hash = '#/u/gus/episodes' }")
         cards = page.locator("ul.cards > li.card")
@@ -971,12 +962,10 @@ def test_an_unreachable_store_is_said_so(
     rather than calling the key wrong."""
     nobody, port = free_ports(2)  # nobody: a port nothing listens on (not the local server's)
     env = serve_env(neo4j_settings, port, RECMEM_NEO4J_URI=f"bolt://127.0.0.1:{nobody}")
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    with serving(env, tmp_path, "serve.log", ready_within_s=None) as served, closing(context):
+    with serving(env, tmp_path, "serve.log", ready_within_s=None) as served, browser_page(browser) as page:
         base = served.base
         served.wait_ready(READY_WITHIN_S, path="/healthz")
         assert httpx.get(f"{base}/readyz", timeout=10).status_code == 503
-        page = context.new_page()
         seen = Recorder(page)
         page.goto(f"{base}/ui")
         page.get_by_label("API key").fill("rmk_any-key")
