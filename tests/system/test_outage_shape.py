@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 
 from api.app import create_app
 from api.settings import ApiSettings
@@ -42,6 +42,7 @@ from tests.support.faults import (
     service_env,
     sigkill_neo4j,
 )
+from tests.support.outage_client import Answer, open_ws, post
 
 # The store's retry window of the service under test (RECMEM_NEO4J_RETRY_SECONDS), and the slack
 # a loaded machine may add to it before an answer arrives (the issue measured up to 29 s).
@@ -57,36 +58,6 @@ USER = 'query { user(id: "alice") { id } }'
 ACCEPTS = ("application/json", "application/graphql-response+json")
 # The request timeout of the in-process app once warm (the "stalled" fault waits for it).
 REQUEST_TIMEOUT_S = 5.0
-
-
-@dataclass
-class Answer:
-    """One HTTP answer during the outage, and how long it took."""
-
-    status: int
-    headers: httpx.Headers
-    body: dict[str, Any]
-    seconds: float
-
-    @property
-    def errors(self) -> list[dict[str, Any]]:
-        return list(self.body.get("errors") or [])
-
-    def source_refs(self) -> list[str]:
-        (error,) = self.errors
-        return list(error["extensions"]["sourceRefs"])
-
-
-async def post(
-    http: httpx.AsyncClient, key: str, document: str, variables: dict[str, Any], accept: str
-) -> Answer:
-    started = time.monotonic()
-    response = await http.post(
-        "/graphql",
-        json={"query": document, "variables": variables},
-        headers={"authorization": f"Bearer {key}", "accept": accept},
-    )
-    return Answer(response.status_code, response.headers, response.json(), time.monotonic() - started)
 
 
 def assert_unavailable(answer: Answer) -> None:
@@ -151,17 +122,6 @@ async def outage(outage_stack: tuple[LocalNeo4j, Service]) -> AsyncIterator[Outa
     await database.close()
 
 
-async def _open_ws(base: str, key: str) -> ClientConnection:
-    ws = await connect(
-        base.replace("http://", "ws://") + "/graphql",
-        subprotocols=["graphql-transport-ws"],  # type: ignore[list-item]
-        additional_headers={"authorization": f"Bearer {key}"},
-    )
-    await ws.send(json.dumps({"type": "connection_init", "payload": {}}))
-    assert json.loads(await asyncio.wait_for(ws.recv(), 30))["type"] == "connection_ack"
-    return ws
-
-
 async def _ws_remember(ws: ClientConnection, ref: str) -> dict[str, Any]:
     """The `next` message of a remember sent over the websocket."""
     payload = {
@@ -185,7 +145,7 @@ async def test_every_answer_during_an_outage_is_503_retry_after_unavailable_with
     async with asyncio.timeout(300), httpx.AsyncClient(base_url=outage.service.base, timeout=60) as http:
         warm = await post(http, key, REMEMBER, one("before the outage", "before"), ACCEPTS[0])
         assert warm.status == 200 and not warm.errors, warm.body
-        ws = await _open_ws(outage.service.base, key)
+        ws = await open_ws(outage.service.base, key)
 
         await asyncio.to_thread(sigkill_neo4j, outage.neo4j)
         # Writes with and without sourceRef, a batch mixing both, a query and an uncached key,

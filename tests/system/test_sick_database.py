@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 
 from consolidation.forgetting.keys import AccessKeys
 from consolidation.providers.embedders.hashing import HashingEmbedder
@@ -45,6 +45,7 @@ from tests.support.faults import (
     service_env,
     sigkill_neo4j,
 )
+from tests.support.outage_client import Answer, open_ws, post
 
 # The service's store settings, and the bound they document (docs/failures.md): no attempt
 # starts after the retry window, and one attempt lasts at most the statement timeout.
@@ -124,19 +125,6 @@ class BoxedNeo4j(LocalNeo4j):
 
 
 @dataclass
-class Answer:
-    what: str
-    status: int
-    headers: dict[str, str]
-    body: dict[str, Any]
-    seconds: float
-
-    @property
-    def errors(self) -> list[dict[str, Any]]:
-        return list(self.body.get("errors") or [])
-
-
-@dataclass
 class Ledger:
     """Every sourceRef sent, and the interaction id of those acknowledged."""
 
@@ -165,19 +153,6 @@ async def remember(http: httpx.AsyncClient, stack: Stack, ref: str, accept: str 
         stack.ledger.acked.setdefault(ref, payload["interactionId"])
         assert stack.ledger.acked[ref] == payload["interactionId"], (ref, payload)
     return answer
-
-
-async def post(
-    http: httpx.AsyncClient, key: str, document: str, variables: dict[str, Any], accept: str, what: str
-) -> Answer:
-    started = time.monotonic()
-    response = await http.post(
-        "/graphql",
-        json={"query": document, "variables": variables},
-        headers={"authorization": f"Bearer {key}", "accept": accept},
-    )
-    seconds = time.monotonic() - started
-    return Answer(what, response.status_code, dict(response.headers), response.json(), seconds)
 
 
 async def recall(http: httpx.AsyncClient, stack: Stack) -> Answer:
@@ -212,17 +187,6 @@ async def mcp_remember(http: httpx.AsyncClient, stack: Stack, ref: str) -> Answe
     if not result.get("isError") and result.get("structuredContent"):
         stack.ledger.acked.setdefault(ref, result["structuredContent"]["interaction_id"])
     return answer
-
-
-async def open_ws(stack: Stack) -> ClientConnection:
-    ws = await connect(
-        stack.service.base.replace("http://", "ws://") + "/graphql",
-        subprotocols=["graphql-transport-ws"],  # type: ignore[list-item]
-        additional_headers={"authorization": f"Bearer {stack.key}"},
-    )
-    await ws.send(json.dumps({"type": "connection_init", "payload": {}}))
-    assert json.loads(await asyncio.wait_for(ws.recv(), 30))["type"] == "connection_ack"
-    return ws
 
 
 async def ws_remember(ws: ClientConnection, stack: Stack, ref: str) -> Answer:
@@ -421,7 +385,7 @@ async def test_a_database_that_needs_a_restart_is_unavailable_with_retry_after(s
     data = str(stack.neo4j.home / "data")
     async with asyncio.timeout(240), httpx.AsyncClient(base_url=stack.service.base, timeout=60) as http:
         await warm(http, stack, 3)
-        ws = await open_ws(stack)
+        ws = await open_ws(stack.service.base, stack.key)
         filled = in_namespace(stack.namespace, "dd", "if=/dev/zero", f"of={data}/fill", "bs=1M")
         assert "No space left" in filled.stderr, filled
         try:
