@@ -21,6 +21,14 @@ from tests.support.engines import TEST_TEMPLATE
 
 # Generous: a service starts in seconds, but the machine may be busy with other suites.
 READY_WITHIN_S = 120.0
+# tests/support/api.py's thresholds for a service: three turns of STORY open an episode, the fourth
+# merges into it (one merge per turn: batched merges would hold the fourth turn back).
+STORY_SETTINGS = {
+    "RECMEM_THETA_SIM": "0.3",
+    "RECMEM_THETA_COUNT": "3",
+    "RECMEM_MERGE_THRESHOLD": "0.2",
+    "RECMEM_MERGE_BATCH": "1",
+}
 
 
 def serve_env(neo4j: Neo4jSettings, port: int, **extra: str) -> dict[str, str]:

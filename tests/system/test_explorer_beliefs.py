@@ -33,7 +33,7 @@ from tests.support.api import STORY
 from tests.support.browser import browser_page, offline_chromium
 from tests.support.engines import DIMENSION
 from tests.support.misordered import consolidate, old_replacement
-from tests.support.serve import KeyedService, keyed_service, serve_env
+from tests.support.serve import STORY_SETTINGS, KeyedService, keyed_service, serve_env
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 REMEMBER = """mutation($input: RememberInput!) {
@@ -48,14 +48,7 @@ KEY_NAME = "support-desk"
 def service(
     neo4j_settings: Neo4jSettings, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[KeyedService]:
-    env = serve_env(
-        neo4j_settings,
-        free_port(),
-        RECMEM_THETA_SIM="0.3",
-        RECMEM_THETA_COUNT="3",
-        RECMEM_MERGE_THRESHOLD="0.2",
-        RECMEM_MERGE_BATCH="1",
-    )
+    env = serve_env(neo4j_settings, free_port(), **STORY_SETTINGS)
     with keyed_service(env, tmp_path_factory.mktemp("beliefs-serve"), "--name", KEY_NAME) as service:
         yield service
 

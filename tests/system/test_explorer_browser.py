@@ -35,7 +35,14 @@ from graph.settings import Neo4jSettings
 from harness.serve_process import free_port, free_ports, serving
 from tests.support.api import STORY
 from tests.support.browser import browser_page, offline_chromium
-from tests.support.serve import READY_WITHIN_S, KeyedService, keyed_service, run_recmem, serve_env
+from tests.support.serve import (
+    READY_WITHIN_S,
+    STORY_SETTINGS,
+    KeyedService,
+    keyed_service,
+    run_recmem,
+    serve_env,
+)
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 # Unrelated notes (no two share enough words for the recurrence gate): they fill the first page
@@ -107,11 +114,7 @@ def service(
     env = serve_env(
         neo4j_settings,
         free_port(),
-        RECMEM_THETA_SIM="0.3",
-        RECMEM_THETA_COUNT="3",
-        RECMEM_MERGE_THRESHOLD="0.2",
-        # One merge per turn (batched merges would hold the story's fourth turn back).
-        RECMEM_MERGE_BATCH="1",
+        **STORY_SETTINGS,
         # The notes stay raw turns (one is an appointment): recurrence alone forms the story.
         RECMEM_SALIENCE="off",
         # A revoked key is refused at once (no per-process key cache).
