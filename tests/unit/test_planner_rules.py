@@ -103,6 +103,31 @@ def test_the_same_words_resolve_to_another_window_on_another_day() -> None:
 
 @pytest.mark.parametrize(
     "question",
+    [
+        "What did I do last  week?",
+        "What did I do last\nweek?",
+        "what   did I do   last\tweek?",
+        "What did I do last\u00a0week?",
+    ],
+)
+def test_any_run_of_white_space_between_words_reads_as_one_space(question: str) -> None:
+    plan = plan_question(question, ASKED)
+    assert plan.window is not None
+    assert (plan.window.start.date(), plan.window.end.date(), plan.window.text) == (
+        date(2023, 6, 5),
+        date(2023, 6, 12),
+        "last week",
+    )
+
+
+def test_white_space_reads_the_same_for_order_and_kind() -> None:
+    assert plan_question("How  many times did I\nswim, at the  moment?", ASKED) == plan_question(
+        "How many times did I swim, at the moment?", ASKED
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
     ["What do I do on Sundays?", "How long after Holi was the Sunday mass?", "Is the shop open Tuesday?"],
 )
 def test_a_weekday_without_on_or_last_is_no_window(question: str) -> None:

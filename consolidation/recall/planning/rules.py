@@ -70,7 +70,9 @@ _EVENT = re.compile(
 
 
 def plan_question(question: str, asked_at: datetime) -> Plan:
-    """The rule plan of `question`, asked at `asked_at` (see the module docstring)."""
+    """The rule plan of `question`, asked at `asked_at` (see the module docstring); any run of
+    white space between its words (a doubled space, a line break) reads as one space."""
+    question = " ".join(question.split())
     asked_at = aware(asked_at)
     window, beyond = _window(question, asked_at.date(), asked_at.tzinfo or UTC)
     unresolved = beyond if window is not None else [*beyond, *(m[0] for m in _EVENT.finditer(question))]
