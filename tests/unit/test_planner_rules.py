@@ -102,6 +102,29 @@ def test_the_same_words_resolve_to_another_window_on_another_day() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "asked", "day"),
+    [
+        ("What did I do on February 29?", datetime(2025, 3, 5, tzinfo=UTC), date(2024, 2, 29)),
+        ("What did I do on 29 February?", ASKED, date(2020, 2, 29)),
+        # Asked in January, February is the last year's (2023), whose leap day is 2020's.
+        ("Where was I on Feb 29th?", datetime(2024, 1, 15, tzinfo=UTC), date(2020, 2, 29)),
+        ("Where was I on the 29th of Feb?", datetime(2024, 1, 15, tzinfo=UTC), date(2020, 2, 29)),
+        ("What did I do on February 29?", datetime(2024, 3, 5, tzinfo=UTC), date(2024, 2, 29)),
+        ("What did I do on February 29?", datetime(2100, 3, 5, tzinfo=UTC), date(2096, 2, 29)),
+    ],
+)
+def test_a_leap_day_without_a_year_is_the_latest_one(question: str, asked: datetime, day: date) -> None:
+    plan = plan_question(question, asked)
+    assert plan.window is not None
+    assert (plan.window.start.date(), plan.window.end.date()) == (day, day + timedelta(days=1))
+
+
+def test_a_day_that_does_not_exist_is_no_window() -> None:
+    assert plan_question("What did I do on February 29, 2023?", ASKED).window is None
+    assert plan_question("What did I do on 31 April?", ASKED).window is None
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "What did I do last  week?",
