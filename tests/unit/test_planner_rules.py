@@ -102,6 +102,28 @@ def test_the_same_words_resolve_to_another_window_on_another_day() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "asked", "start", "end"),
+    [
+        # Asked in January, last December is the one just ended.
+        ("What did I do last December?", datetime(2024, 1, 15, tzinfo=UTC), date(2023, 12, 1), date(2024, 1, 1)),
+        ("Where was I last Dec.?", datetime(2024, 1, 15, tzinfo=UTC), date(2023, 12, 1), date(2024, 1, 1)),
+        # "last" skips the month under way, as it skips a season.
+        ("What did I do last June?", ASKED, date(2022, 6, 1), date(2022, 7, 1)),
+        ("What did I do this past May?", ASKED, date(2023, 5, 1), date(2023, 6, 1)),
+        # 1 January 00:30 in +01:00 is still 31 December in UTC: the asker's December is 2023's.
+        ("What did I do last December?", datetime(2024, 1, 1, 0, 30, tzinfo=timezone(timedelta(hours=1))), date(2023, 12, 1), date(2024, 1, 1)),
+    ],
+)  # fmt: skip
+def test_last_and_a_month_is_the_latest_such_month_before_the_one_asked_in(
+    question: str, asked: datetime, start: date, end: date
+) -> None:
+    plan = plan_question(question, asked)
+    assert plan.window is not None
+    window = plan.window.start.astimezone(asked.tzinfo), plan.window.end.astimezone(asked.tzinfo)
+    assert (window[0].date(), window[1].date()) == (start, end)
+
+
+@pytest.mark.parametrize(
     ("question", "asked", "day"),
     [
         ("What did I do on February 29?", datetime(2025, 3, 5, tzinfo=UTC), date(2024, 2, 29)),

@@ -4,9 +4,10 @@ A window resolves against the day the question is asked, on the calendar of its 
 (the asker's; naive: UTC), as the UTC instants of that calendar's midnights: "yesterday",
 "last week" (the calendar week before), "N days/weeks/months/years ago" (that day +-1, that
 week, month or year), "last month/year", "in the last N days", "in May" (the latest May not
-after the question), "in May 2023", "in 2022", "last summer" (northern seasons), "last
-weekend". The first expression that resolves wins; one that names an event ("before I moved") or falls
-outside the calendar ("5000 years ago") is kept as unresolved. Order, kind and names follow word lists below.
+after the question), "last May" (the latest before the month asked), "in May 2023", "in 2022",
+"last summer" (northern seasons), "last weekend". The first expression that resolves wins; one
+that names an event ("before I moved") or falls outside the calendar ("5000 years ago") is kept
+as unresolved. Order, kind and names follow word lists below.
 """
 
 from __future__ import annotations
@@ -214,6 +215,12 @@ def _named_month(match: re.Match[str], day: date) -> tuple[date, date] | None:
     return _month_span(year, month)
 
 
+def _last_month(match: re.Match[str], day: date) -> tuple[date, date]:
+    """The latest such month before the question's month ("last": the one before a month under way)."""
+    month = _MONTHS[match["month"].lower()]
+    return _month_span(day.year if month < day.month else day.year - 1, month)
+
+
 def _named_day(match: re.Match[str], day: date) -> tuple[date, date] | None:
     """The day in the year named, else in the year "in <month>" reads; 29 February without a
     year is the latest leap day up to that year. A day that does not exist is no window."""
@@ -259,6 +266,7 @@ _WINDOWS: list[tuple[re.Pattern[str], _Resolve]] = [
     (re.compile(_WEEKDAY_RE, re.I), _weekday),
     (re.compile(rf"\b{_MONTH}\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?{_YEAR}\b", re.I), _named_day),
     (re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}{_YEAR}\b", re.I), _named_day),
+    (re.compile(rf"\b(?:last|this past) {_MONTH}\b", re.I), _last_month),
     (
         re.compile(rf"\b(?:in|during|since|by|of|around|early|late|mid)[\s-]+{_MONTH}{_YEAR}\b", re.I),
         _named_month,
