@@ -263,6 +263,25 @@ def test_auxiliaries_and_requests_are_no_names(question: str, entities: list[str
     assert plan_question(question, ASKED).entities == entities
 
 
+@pytest.mark.parametrize(
+    ("question", "entities"),
+    [
+        ("Yesterday, what did I do?", []),
+        ("Today what did Sam eat?", ["Sam"]),
+        ("Currently, where does Ana work?", ["Ana"]),
+        ("Two months ago, what did I do?", []),
+        ("Recently, who did I meet?", []),
+        ("First, where did I work?", []),
+        ("Still at Globex?", ["Globex"]),
+        ("Now where do I live?", []),
+        ("What did I do LAST WEEK?", []),
+        ("What did I do on Mondays?", []),
+    ],
+)
+def test_the_planner_own_time_and_order_words_are_no_names(question: str, entities: list[str]) -> None:
+    assert plan_question(question, ASKED).entities == entities
+
+
 def test_a_plain_question_changes_nothing() -> None:
     plan = plan_question("What is my favourite colour?", ASKED)
     assert plan.empty and not plan.temporal

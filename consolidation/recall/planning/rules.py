@@ -53,7 +53,8 @@ _AGGREGATE = re.compile(
     re.IGNORECASE,
 )
 _COUNTED = re.compile(r"\b(how many times|how often|all the|all of the|in total|list)\b", re.IGNORECASE)
-# Capitalized words that are not names: question words, auxiliaries, requests, months, days, pronouns.
+# Capitalized words that are not names: question words, auxiliaries, requests, months, days, pronouns,
+# and the planner's own time and order words.
 _NOT_NAMES = (
     {"what", "when", "where", "which", "who", "whom", "whose", "why", "how", "did", "do", "does", "is"}
     | {"are", "was", "were", "has", "have", "had", "can", "could", "would", "should", "will", "i", "the"}
@@ -62,7 +63,14 @@ _NOT_NAMES = (
     | {"am", "be", "been", "any", "tell", "remind", "list", "give", "show", "describe", "explain"}
     | set(_MONTHS)
     | set(_WEEKDAYS)
+    | {f"{day}s" for day in _WEEKDAYS}
     | set(_SEASONS)
+    # The words the planner reads as time or order ("Yesterday, ...", "LAST WEEK", "Currently, ...").
+    | {"yesterday", "today", "tonight", "tomorrow", "now", "nowadays", "currently", "current", "still"}
+    | {"recently", "recent", "latest", "newest", "first", "earliest", "initially", "originally", "ago"}
+    | {"past", "previous", "next", "morning", "evening", "weekend", "weekends"}
+    | {f"{unit}{plural}" for unit in ("day", "week", "month", "year") for plural in ("", "s")}
+    | {word for word in _NUMBERS if " " not in word}
 )
 _NAME = re.compile(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
 _EVENT = re.compile(
