@@ -304,6 +304,20 @@ def test_how_long_before_the_question(said: datetime, shown: str) -> None:
     assert before(said, ASKED) == shown
 
 
+@pytest.mark.parametrize(
+    ("said", "asked", "shown"),
+    [
+        (_utc(2020, 6, 15), datetime(2024, 6, 14, tzinfo=UTC), "3 years before"),
+        (_utc(2020, 6, 14), datetime(2024, 6, 14, tzinfo=UTC), "4 years before"),
+        (_utc(2023, 3, 16), datetime(9999, 12, 31, tzinfo=UTC), "7976 years before"),
+        (_utc(2030, 6, 13), datetime(2020, 6, 14, tzinfo=UTC), "9 years after"),
+    ],
+)
+def test_years_are_whole_calendar_years(said: datetime, asked: datetime, shown: str) -> None:
+    # A year is not 365 days: 4 years less a day hold a leap day, and 1,460 days are no 4 years.
+    assert before(said, asked) == shown
+
+
 def test_a_day_with_no_date_in_the_question_offset_counts_in_utc() -> None:
     # The last hour of 9999 in UTC is already the year 10000 at +05:00, the first hour of year 1
     # still the year 0 at -08:00: neither has a date there.

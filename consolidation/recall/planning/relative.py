@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from consolidation.times import aware, local
 
 
 def before(moment: datetime, asked_at: datetime) -> str:
-    """The distance in whole days, weeks (from 14 days), months (from 8 weeks) or years (from
-    24 months), rounded down, by calendar days of `asked_at`'s own offset (naive: UTC)."""
+    """The distance in whole days, weeks (from 14 days), months (from 8 weeks) or calendar years
+    (from 24 months), rounded down, by calendar days of `asked_at`'s own offset (naive: UTC)."""
     asked_at = aware(asked_at)
-    days = (asked_at.date() - local(moment, asked_at.tzinfo or UTC).date()).days
+    said = local(moment, asked_at.tzinfo or UTC).date()
+    days = (asked_at.date() - said).days
     if days == 0:
         return "the same day"
     side = "before" if days > 0 else "after"
@@ -23,5 +24,10 @@ def before(moment: datetime, asked_at: datetime) -> str:
     elif n < 730:
         amount, unit = n * 12 // 365, "month"
     else:
-        amount, unit = n // 365, "year"
+        amount, unit = _years(*sorted((said, asked_at.date()))), "year"
     return f"{amount} {unit}{'' if amount == 1 else 's'} {side}"
+
+
+def _years(earlier: date, later: date) -> int:
+    """Whole calendar years from `earlier` to `later` (a year is not 365 days)."""
+    return later.year - earlier.year - ((later.month, later.day) < (earlier.month, earlier.day))
