@@ -44,7 +44,8 @@ def ingest(
     summary line counts them apart from the new ones."""
     import asyncio
 
-    from consolidation.writing.conversation_files import read_conversations, selected
+    from consolidation.settings import EngineSettings
+    from consolidation.writing.conversation_files import check_units, read_conversations, selected
     from graph.errors import InvalidInput
     from graph.models import Owner
     from graph.validation import require_name, require_owner
@@ -60,6 +61,10 @@ def ingest(
         raise InvalidInput(
             f"{path.name} holds no units to ingest: expected JSONL (one unit per line) or a LoCoMo JSON file"
         )
+    # Every unit before the first is written: a bad one late in the file failed mid-way.
+    max_text_bytes = EngineSettings().max_text_bytes
+    for conversation in conversations:
+        check_units(conversation, Owner(tenant, user or conversation.name), max_text_bytes)
 
     async def work() -> int:
         async with _engine() as engine:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -13,7 +13,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from consolidation.types import Unit
+from consolidation.writing.checks import check_batch
 from graph.errors import InvalidInput
+from graph.models import Owner
 
 # LoCoMo stamps sessions like "1:56 pm on 8 May, 2023"; turns inside a session get one-second
 # steps so that their order survives as time order.
@@ -28,6 +30,11 @@ class Conversation:
     name: str
     units: list[Unit]
     raw: dict[str, Any] | None = None
+    # Where each unit is in the file (`line 3`), for refusals; empty: `<name> unit <n>`.
+    places: list[str] = field(default_factory=list)
+
+    def place(self, index: int) -> str:
+        return self.places[index] if self.places else f"{self.name} unit {index + 1}"
 
 
 def read_conversations(path: Path) -> list[Conversation]:
@@ -47,7 +54,16 @@ def read_conversations(path: Path) -> list[Conversation]:
         except json.JSONDecodeError as error:
             raise InvalidInput(f"{path.name} is not valid JSON: {error}") from None
         return [_locomo_sample(path.name, number, sample) for number, sample in enumerate(samples, start=1)]
-    return [Conversation(path.stem, list(_jsonl_units(text)))]
+    numbered = list(_jsonl_units(text))
+    return [Conversation(path.stem, [u for _, u in numbered], places=[f"line {n}" for n, _ in numbered])]
+
+
+def check_units(conversation: Conversation, owner: Owner, max_text_bytes: int) -> None:
+    """The checks a remember makes, for every unit before the first is written: a bad unit is
+    refused naming its place in the file (`line 3 metadata: ...`) and nothing is ingested."""
+    for index, unit in enumerate(conversation.units):
+        place = conversation.place(index).replace("{", "{{").replace("}", "}}")
+        check_batch(owner, [unit], max_text_bytes, label=place + " {field}")
 
 
 def selected(path: Path, conversations: list[Conversation], names: list[str]) -> list[Conversation]:
@@ -82,12 +98,13 @@ def _locomo_sample(file: str, number: int, sample: object) -> Conversation:
         raise InvalidInput(f"{where}: not in LoCoMo's shape ({error})") from None
 
 
-def _jsonl_units(text: str) -> Iterator[Unit]:
+def _jsonl_units(text: str) -> Iterator[tuple[int, Unit]]:
+    """Each unit with its line number."""
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            yield Unit.model_validate_json(line)
+            yield number, Unit.model_validate_json(line)
         except ValidationError as error:
             raise InvalidInput(f"line {number}: {_problem(error)}") from error
 

@@ -209,6 +209,32 @@ def test_ingest_refuses_a_file_without_units(content: str, args: tuple[str, ...]
     )
 
 
+@pytest.mark.parametrize(
+    ("bad", "setting", "message"),
+    [
+        ({"metadata": {"topic": {"nested": 1}}}, {}, "line 3 metadata"),
+        ({"agent_id": "  "}, {}, "line 3 agent_id"),
+        ({"text": "x" * 11}, {"RECMEM_MAX_TEXT_BYTES": "10"}, "line 3 text"),
+    ],
+    ids=["metadata", "agent", "text-limit"],
+)
+def test_ingest_refuses_a_bad_unit_naming_its_line_before_anything_is_written(
+    tmp_path: Path, bad: dict[str, object], setting: dict[str, str], message: str
+) -> None:
+    """The remember's checks ran per batch of 50, after the batches before it were written, and
+    named the unit by its index in that batch (`interaction 0 metadata`), not its line."""
+    good = {"text": "hi", "speaker": "alice", "occurred_at": "2024-01-01T09:00:00Z"}
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(good) + "\n\n" + json.dumps(good | bad) + "\n")
+    # No Neo4j listens there: refused before anything connects, so nothing is written.
+    env = {"RECMEM_NEO4J_URI": f"bolt://127.0.0.1:{closed_port()}", "RECMEM_NEO4J_RETRY_SECONDS": "0.5"}
+    code, lines = run(
+        "ingest", str(path), "--user", "alice", "--tenant", "t", "--batch", "1", env=env | setting
+    )
+    assert code == 2, lines
+    assert lines[-1].startswith(f"error: {message}"), lines
+
+
 @pytest.mark.parametrize("value", [str(2**63), str(-(2**63) - 1)])
 def test_an_integer_parameter_beyond_64_bits_is_refused(value: str) -> None:
     """Neo4j's integers are 64-bit: the driver failed to pack it, an internal OverflowError."""
