@@ -149,3 +149,12 @@ async def test_a_newer_statement_the_question_does_not_match_is_off_the_topic(
     lines = found.context.text.splitlines()
     assert f"- Sam: (latest) {SAID[2][1]}" in lines
     assert f"- Sam: {unrelated}" in lines  # shown as said, neither latest nor earlier
+
+
+async def test_the_offline_answer_to_current_is_the_latest_statement(db: Database, owner: Owner) -> None:
+    """It answered from the best word overlap, marks and all: an earlier title could come first."""
+    engine = await _engine(db, owner)
+    answered = await engine.answer(owner, "What is my current job title?", tokens=400, asked_at=ASKED)
+    assert answered.text.startswith(SAID[2][1]), answered.text
+    assert SAID[0][1] not in answered.text and SAID[1][1] not in answered.text
+    assert "(latest)" not in answered.text and "(earlier)" not in answered.text

@@ -2,7 +2,8 @@
 
 Facts, then episodes, then interactions; the top three, joined; their ids are the used ids. A
 sentence that states a withdrawn belief is left out of its item first (`without_withdrawn`), and a
-sentence said already (a fact and its episode's summary) is said once (`unrepeated`).
+sentence said already (a fact and its episode's summary) is said once (`unrepeated`). The
+planner's order marks are read as an LLM reads them (`in_order`); none reaches the answer.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ from consolidation.consolidating.offline.facts import restates
 from consolidation.consolidating.offline.splitting import core, sentences
 from consolidation.consolidating.offline.statements import render
 from consolidation.consolidating.offline.words import content_words
-from consolidation.consolidating.prompts.answer import WithdrawnBelief
+from consolidation.consolidating.prompts.answer import (
+    EARLIER_MARK,
+    FIRST_MARK,
+    LATEST_MARK,
+    WithdrawnBelief,
+)
 from consolidation.consolidating.prompts.common import to_utc
 
 ANSWER_TOP = 3
@@ -26,16 +32,40 @@ def answer(inp: AnswerInput) -> AnswerDraft:
     pool = [*inp.facts, *inp.episodes, *inp.interactions]
     if inp.withdrawn_beliefs:
         pool = without_withdrawn(pool, inp.withdrawn_beliefs)
+    pool = in_order(pool)
     scored = [(len(question & set(content_words(item.text))), item) for item in pool]
-    # sorted() is stable: among equal scores facts come first, then episodes, then interactions.
+    # The statement the order mark chose answers as well as the best: it is on the question's topic.
+    best = max((score for score, _ in scored), default=0)
+    scored = [(best if _chosen(item) else score, item) for score, item in scored]
+    # sorted() is stable: among equal scores the chosen statement, then facts, episodes, interactions.
     ranked = sorted(
         ((score, item) for score, item in scored if score > 0 and _visible(item, inp.as_of)),
-        key=lambda pair: -pair[0],
+        key=lambda pair: (-pair[0], not _chosen(pair[1])),
     )
     top = [item for _, item in ranked[:ANSWER_TOP]]
     if not top:
         return AnswerDraft(answer="The memory holds nothing relevant to this question.", used_ids=[])
-    return AnswerDraft(answer=" ".join(unrepeated([item.text for item in top])), used_ids=[i.id for i in top])
+    texts = [_unmarked(item.text) for item in top]
+    return AnswerDraft(answer=" ".join(unrepeated(texts)), used_ids=[i.id for i in top])
+
+
+def in_order(items: list[EvidenceItem]) -> list[EvidenceItem]:
+    """The items less those marked earlier when one is marked latest: for "what is my current
+    ...", the older statements on its topic are what it is no longer."""
+    if not any(item.text.startswith(LATEST_MARK) for item in items):
+        return items
+    return [item for item in items if not item.text.startswith(EARLIER_MARK)]
+
+
+def _chosen(item: EvidenceItem) -> bool:
+    return item.text.startswith((LATEST_MARK, FIRST_MARK))
+
+
+def _unmarked(text: str) -> str:
+    for mark in (LATEST_MARK, EARLIER_MARK, FIRST_MARK):
+        if text.startswith(mark):
+            return text.removeprefix(mark)
+    return text
 
 
 def unrepeated(texts: list[str]) -> list[str]:

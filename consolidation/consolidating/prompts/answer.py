@@ -25,6 +25,13 @@ __all__ = [
 ]
 
 
+# What an evidence line for an order question starts with (consolidation/recall/planning/ranking.py):
+# the newest statement on the question's topic, the older ones, or for "first" the oldest.
+LATEST_MARK = "(latest) "
+EARLIER_MARK = "(earlier) "
+FIRST_MARK = "(earliest) "
+
+
 class EvidenceItem(common.PromptInput):
     id: str
     text: str

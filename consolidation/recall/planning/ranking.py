@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TypeVar
 
+from consolidation.consolidating.prompts.answer import EARLIER_MARK, FIRST_MARK, LATEST_MARK
 from consolidation.recall.planning.plan import Order, Plan, QuestionKind
 from consolidation.types import Budgets
 from graph.models import Episode, Fact, Interaction
@@ -27,9 +28,6 @@ TOPIC_SHARE = 0.5
 # Counts and windows search this many times deeper.
 WIDEN = 2
 POOL_CAP = 400
-LATEST_MARK = "(latest) "
-EARLIER_MARK = "(earlier) "
-FIRST_MARK = "(earliest) "
 REPLACED_MARK = "(earlier: "
 
 
