@@ -123,6 +123,41 @@ def test_last_and_a_month_is_the_latest_such_month_before_the_one_asked_in(
     assert (window[0].date(), window[1].date()) == (start, end)
 
 
+JANUARY = datetime(2024, 1, 15, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked", "start", "end"),
+    [
+        # "this <month>" is the month of the question's year, past, under way or ahead (plans).
+        ("What are my plans this December?", ASKED, date(2023, 12, 1), date(2024, 1, 1)),
+        ("What did I do this May?", ASKED, date(2023, 5, 1), date(2023, 6, 1)),
+        ("What did I buy this June?", ASKED, date(2023, 6, 1), date(2023, 7, 1)),
+        ("Where do I go this Sep.?", ASKED, date(2023, 9, 1), date(2023, 10, 1)),
+        # "this <season>" is the season of the question's year, even one still ahead...
+        ("What are my plans this autumn?", ASKED, date(2023, 9, 1), date(2023, 12, 1)),
+        ("Where do I go this fall?", ASKED, date(2023, 9, 1), date(2023, 12, 1)),
+        ("What will I plant this spring?", JANUARY, date(2024, 3, 1), date(2024, 6, 1)),
+        ("What did I plant this spring?", ASKED, date(2023, 3, 1), date(2023, 6, 1)),
+        ("Where do I ski this winter?", ASKED, date(2023, 12, 1), date(2024, 3, 1)),
+        # ...but a winter under way in January is the one that began in December.
+        ("Where did I ski this winter?", JANUARY, date(2023, 12, 1), date(2024, 3, 1)),
+    ],
+)
+def test_this_and_a_month_or_season_is_the_one_of_the_question_year(
+    question: str, asked: datetime, start: date, end: date
+) -> None:
+    window = plan_question(question, asked).window
+    assert window is not None
+    assert (window.start.date(), window.end.date()) == (start, end)
+    assert window.text.lower() in question.lower()
+
+
+@pytest.mark.parametrize("question", ["Do you think this may help?", "Did this march end at the park?"])
+def test_a_lowercase_may_or_march_after_this_is_no_month(question: str) -> None:
+    assert plan_question(question, ASKED).window is None
+
+
 @pytest.mark.parametrize(
     ("question", "asked", "day"),
     [

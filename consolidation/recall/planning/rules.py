@@ -5,7 +5,8 @@ A window resolves against the day the question is asked, on the calendar of its 
 "last week" (the calendar week before), "N days/weeks/months/years ago" (that day +-1, that
 week, month or year), "last month/year", "in the last N days", "in May" (the latest May not
 after the question), "last May" (the latest before the month asked), "in May 2023", "in 2022",
-"last summer" (northern seasons), "last weekend". The first expression that resolves wins; one
+"this December" (of the question's year, even ahead), "last summer" (northern seasons), "this
+summer" (of the question's year), "last weekend". The first expression that resolves wins; one
 that names an event ("before I moved") or falls outside the calendar ("5000 years ago") is kept
 as unresolved. Order, kind and names follow word lists below.
 """
@@ -205,8 +206,12 @@ def _weekday(match: re.Match[str], day: date) -> tuple[date, date]:
 
 def _season(match: re.Match[str], day: date) -> tuple[date, date]:
     """The latest such season that began before the question's day ("last": the one before a
-    season under way)."""
+    season under way); "this": the one that begins in the question's year, even ahead, but a
+    winter under way in January or February (docs/design/planner.md#this-december)."""
     first = _SEASONS[match["season"].lower()]
+    if match["which"].lower() == "this":
+        year = day.year - 1 if first == 12 and day.month < 3 else day.year
+        return date(year, first, 1), _month_start(year, first + 3)
     year = day.year if (day.month, day.day) >= (first, 1) else day.year - 1
     start = date(year, first, 1)
     end = _month_start(year, first + 3)
@@ -227,6 +232,13 @@ def _last_month(match: re.Match[str], day: date) -> tuple[date, date]:
     """The latest such month before the question's month ("last": the one before a month under way)."""
     month = _MONTHS[match["month"].lower()]
     return _month_span(day.year if month < day.month else day.year - 1, month)
+
+
+def _this_month(match: re.Match[str], day: date) -> tuple[date, date] | None:
+    """The month of the question's year, even ahead; a lowercase "may" or "march" is no month."""
+    if match["month"] in ("may", "march", "mar"):
+        return None
+    return _month_span(day.year, _MONTHS[match["month"].lower()])
 
 
 def _named_day(match: re.Match[str], day: date) -> tuple[date, date] | None:
@@ -275,6 +287,7 @@ _WINDOWS: list[tuple[re.Pattern[str], _Resolve]] = [
     (re.compile(rf"\b{_MONTH}\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?{_YEAR}\b", re.I), _named_day),
     (re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}{_YEAR}\b", re.I), _named_day),
     (re.compile(rf"\b(?:last|this past) {_MONTH}\b", re.I), _last_month),
+    (re.compile(rf"\bthis {_MONTH}\b", re.I), _this_month),
     (
         re.compile(rf"\b(?:in|during|since|by|of|around|early|late|mid)[\s-]+{_MONTH}{_YEAR}\b", re.I),
         _named_month,
