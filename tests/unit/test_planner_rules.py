@@ -123,6 +123,23 @@ def test_last_and_a_month_is_the_latest_such_month_before_the_one_asked_in(
     assert (window[0].date(), window[1].date()) == (start, end)
 
 
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        # Two calendar weeks back, Monday to Monday; "last week" is 5 to 12 June.
+        ("What did I do the week before last?", date(2023, 5, 29), date(2023, 6, 5)),
+        ("Who visited the weekend before last?", date(2023, 6, 3), date(2023, 6, 5)),
+        ("What did I cook the month before last?", date(2023, 4, 1), date(2023, 5, 1)),
+        ("Where did I live the year before last?", date(2021, 1, 1), date(2022, 1, 1)),
+    ],
+)
+def test_before_last_is_two_back(question: str, start: date, end: date) -> None:
+    window = plan_question(question, ASKED).window
+    assert window is not None
+    assert (window.start.date(), window.end.date()) == (start, end)
+    assert window.text.lower() in question.lower()
+
+
 JANUARY = datetime(2024, 1, 15, tzinfo=UTC)
 
 

@@ -2,13 +2,14 @@
 
 A window resolves against the day the question is asked, on the calendar of its own offset
 (the asker's; naive: UTC), as the UTC instants of that calendar's midnights: "yesterday",
-"last week" (the calendar week before), "N days/weeks/months/years ago" (that day +-1, that
-week, month or year), "last month/year", "in the last N days", "in May" (the latest May not
-after the question), "last May" (the latest before the month asked), "in May 2023", "in 2022",
-"this December" (of the question's year, even ahead), "last summer" (northern seasons), "this
-summer" (of the question's year), "last weekend". The first expression that resolves wins; one
-that names an event ("before I moved") or falls outside the calendar ("5000 years ago") is kept
-as unresolved. Order, kind and names follow word lists below.
+"last week" (the calendar week before; "the week before last": the one before it), "N
+days/weeks/months/years ago" (that day +-1, that week, month or year), "last month/year", "in
+the last N days", "in May" (the latest May not after the question), "last May" (the latest
+before the month asked), "in May 2023", "in 2022", "this December" (of the question's year,
+even ahead), "last summer" (northern seasons), "this summer" (of the question's year), "last
+weekend". The first expression that resolves wins; one that names an event ("before I moved")
+or falls outside the calendar ("5000 years ago") is kept as unresolved. Order, kind and names
+follow word lists below.
 """
 
 from __future__ import annotations
@@ -173,16 +174,18 @@ def _past(match: re.Match[str], day: date) -> tuple[date, date]:
 
 
 def _last(match: re.Match[str], day: date) -> tuple[date, date]:
-    unit = match["unit"].lower()
+    """The calendar week, weekend, month or year before the question's; "the week before last":
+    the one before that."""
+    unit, back = match["unit"].lower(), 2 if match[0].lower().startswith("the") else 1
     if unit == "week":
-        start = _monday(day) - timedelta(weeks=1)
+        start = _monday(day) - timedelta(weeks=back)
         return start, start + timedelta(weeks=1)
     if unit == "weekend":
-        saturday = _monday(day) - timedelta(days=2)
+        saturday = _monday(day) - timedelta(weeks=back - 1, days=2)
         return saturday, saturday + timedelta(days=2)
     if unit == "month":
-        return _month_span(day.year, day.month - 1)
-    return date(day.year - 1, 1, 1), date(day.year, 1, 1)
+        return _month_span(day.year, day.month - back)
+    return date(day.year - back, 1, 1), date(day.year - back + 1, 1, 1)
 
 
 def _this(match: re.Match[str], day: date) -> tuple[date, date]:
@@ -280,6 +283,7 @@ _WINDOWS: list[tuple[re.Pattern[str], _Resolve]] = [
     (re.compile(r"\b(today|this morning|tonight|this evening)\b", re.I), _today),
     (re.compile(rf"\b{_NUMBER}\s+{_UNIT}\s+ago\b", re.I), _ago),
     (re.compile(rf"\b(?:in|over|during|within) the (?:last|past)\s+{_NUMBER}\s+{_UNIT}\b", re.I), _past),
+    (re.compile(r"\bthe (?P<unit>weekend|week|month|year) before last\b", re.I), _last),
     (re.compile(r"\b(?:last|past|previous) (?P<unit>weekend|week|month|year)\b", re.I), _last),
     (re.compile(r"\bthis (?P<unit>week|month|year)\b", re.I), _this),
     (re.compile(_SEASON_RE, re.I), _season),
