@@ -18,6 +18,8 @@ WEST = timezone(timedelta(hours=-8))
     ("question", "start", "end"),
     [
         ("What did I eat yesterday?", date(2023, 6, 13), date(2023, 6, 14)),
+        # The evening before the day asked, not the day asked.
+        ("What did I eat last night?", date(2023, 6, 13), date(2023, 6, 14)),
         ("What did I do last week?", date(2023, 6, 5), date(2023, 6, 12)),
         ("Where did I go last weekend?", date(2023, 6, 10), date(2023, 6, 12)),
         ("What did I buy two months ago?", date(2023, 4, 1), date(2023, 5, 1)),
@@ -327,6 +329,7 @@ def test_auxiliaries_and_requests_are_no_names(question: str, entities: list[str
         ("Still at Globex?", ["Globex"]),
         ("Now where do I live?", []),
         ("What did I do LAST WEEK?", []),
+        ("LAST NIGHT, who called?", []),
         ("What did I do on Mondays?", []),
     ],
 )

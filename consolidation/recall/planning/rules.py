@@ -1,15 +1,15 @@
 """The rule planner: regular expressions over the question, no LLM call.
 
-A window resolves against the day the question is asked, on the calendar of its own offset
-(the asker's; naive: UTC), as the UTC instants of that calendar's midnights: "yesterday",
-"last week" (the calendar week before; "the week before last": the one before it), "N
-days/weeks/months/years ago" (that day +-1, that week, month or year), "last month/year", "in
-the last N days", "in May" (the latest May not after the question), "last May" (the latest
-before the month asked), "in May 2023", "in 2022", "this December" (of the question's year,
-even ahead), "last summer" (northern seasons), "this summer" (of the question's year), "last
-weekend". The first expression that resolves wins; one that names an event ("before I moved")
-or falls outside the calendar ("5000 years ago") is kept as unresolved. Order, kind and names
-follow word lists below.
+A window resolves against the day the question is asked, on the calendar of its own offset (the
+asker's; naive: UTC), as the UTC instants of that calendar's midnights: "yesterday" and "last
+night" (the day before), "last week" (the calendar week before; "the week before last": the one
+before it), "N days/weeks/months/years ago" (that day +-1, that week, month or year), "last
+month/year", "in the last N days", "in May" (the latest May not after the question), "last May"
+(the latest before the month asked), "in May 2023", "in 2022", "this December" (of the
+question's year, even ahead), "last summer" (northern seasons), "this summer" (of the
+question's year), "last weekend". The first expression that resolves wins; one that names an
+event ("before I moved") or falls outside the calendar ("5000 years ago") is kept as
+unresolved. Order, kind and names follow word lists below.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ _NOT_NAMES = (
     # The words the planner reads as time or order ("Yesterday, ...", "LAST WEEK", "Currently, ...").
     | {"yesterday", "today", "tonight", "tomorrow", "now", "nowadays", "currently", "current", "still"}
     | {"recently", "recent", "latest", "newest", "first", "earliest", "initially", "originally", "ago"}
-    | {"past", "previous", "next", "morning", "evening", "weekend", "weekends"}
+    | {"past", "previous", "next", "morning", "evening", "night", "weekend", "weekends"}
     | {f"{unit}{plural}" for unit in ("day", "week", "month", "year") for plural in ("", "s")}
     | {word for word in _NUMBERS if " " not in word}
 )
@@ -279,7 +279,7 @@ _SEASON_RE = r"\b(?P<which>last|this|past) (?P<season>spring|summer|autumn|fall|
 # Only "on", "last" or "this past" make a weekday a day: "on Sundays" or "the Sunday mass" is none.
 _WEEKDAY_RE = rf"\b(?P<which>on|last|this past) (?P<weekday>{'|'.join(_WEEKDAYS)})\b"
 _WINDOWS: list[tuple[re.Pattern[str], _Resolve]] = [
-    (re.compile(r"\b(the day before yesterday|yesterday)\b", re.I), _yesterday),
+    (re.compile(r"\b(the day before yesterday|yesterday|last night)\b", re.I), _yesterday),
     (re.compile(r"\b(today|this morning|tonight|this evening)\b", re.I), _today),
     (re.compile(rf"\b{_NUMBER}\s+{_UNIT}\s+ago\b", re.I), _ago),
     (re.compile(rf"\b(?:in|over|during|within) the (?:last|past)\s+{_NUMBER}\s+{_UNIT}\b", re.I), _past),
