@@ -195,6 +195,31 @@ def test_a_leap_day_without_a_year_is_the_latest_one(question: str, asked: datet
     assert (plan.window.start.date(), plan.window.end.date()) == (day, day + timedelta(days=1))
 
 
+@pytest.mark.parametrize(
+    ("question", "asked", "day"),
+    [
+        # Asked on 5 May, "8 May" without a year is last year's: this year's is three days ahead.
+        ("What happened on 8 May?", datetime(2023, 5, 5, tzinfo=UTC), date(2022, 5, 8)),
+        ("What happened on May 8th?", datetime(2023, 5, 5, tzinfo=UTC), date(2022, 5, 8)),
+        ("What happened on the 8th of May?", datetime(2023, 5, 5, 23, tzinfo=UTC), date(2022, 5, 8)),
+        # The day asked and the days before it in its month are this year's.
+        ("What happened on 5 May?", datetime(2023, 5, 5, tzinfo=UTC), date(2023, 5, 5)),
+        ("What happened on May 4?", datetime(2023, 5, 5, tzinfo=UTC), date(2023, 5, 4)),
+        # 5 May 22:00 in -05:00 is 6 May in UTC: the asker's 6 May is still ahead.
+        ("What happened on 6 May?", datetime(2023, 5, 5, 22, tzinfo=timezone(timedelta(hours=-5))), date(2022, 5, 6)),
+        # Asked on 10 February 2024, 29 February 2024 is ahead: the latest leap day is 2020's.
+        ("What did I do on February 29?", datetime(2024, 2, 10, tzinfo=UTC), date(2020, 2, 29)),
+    ],
+)  # fmt: skip
+def test_a_day_without_a_year_is_the_latest_one_not_after_the_day_asked(
+    question: str, asked: datetime, day: date
+) -> None:
+    plan = plan_question(question, asked)
+    assert plan.window is not None
+    window = plan.window.start.astimezone(asked.tzinfo), plan.window.end.astimezone(asked.tzinfo)
+    assert (window[0].date(), window[1].date()) == (day, day + timedelta(days=1))
+
+
 def test_a_day_that_does_not_exist_is_no_window() -> None:
     assert plan_question("What did I do on February 29, 2023?", ASKED).window is None
     assert plan_question("What did I do on 31 April?", ASKED).window is None

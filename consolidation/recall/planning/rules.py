@@ -245,15 +245,16 @@ def _this_month(match: re.Match[str], day: date) -> tuple[date, date] | None:
 
 
 def _named_day(match: re.Match[str], day: date) -> tuple[date, date] | None:
-    """The day in the year named, else in the year "in <month>" reads; 29 February without a
-    year is the latest leap day up to that year. A day that does not exist is no window."""
-    month = _MONTHS[match["month"].lower()]
-    year = int(match["year"]) if match["year"] else (day.year if month <= day.month else day.year - 1)
-    if not match["year"] and (month, int(match["d"])) == (2, 29):
+    """The day in the year named, else the latest such day not after the question's; 29 February
+    without a year is the latest leap day up to that year. A day that does not exist is no window."""
+    month, number = _MONTHS[match["month"].lower()], int(match["d"])
+    latest = day.year if (month, number) <= (day.month, day.day) else day.year - 1
+    year = int(match["year"]) if match["year"] else latest
+    if not match["year"] and (month, number) == (2, 29):
         while year > 1 and not calendar.isleap(year):
             year -= 1
     try:
-        start = date(year, month, int(match["d"]))
+        start = date(year, month, number)
     except ValueError:
         return None
     return start, start + timedelta(days=1)
