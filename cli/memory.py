@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -180,17 +180,24 @@ def recall(
 
 
 def plan_line(plan: Plan) -> str:
-    """The plan in one line: `window 1 May 2023 to 1 Jun 2023 ("in May"), order latest, kind lookup`;
-    the window's days are the asker's (in --asked-at's zone), as the planner read them."""
+    """The plan in one line: `window 1 May 2023 to 31 May 2023 ('in May'), order latest, kind lookup`
+    (`window on 7 May 2023` for one day): the first and last days the window holds (its end is
+    exclusive), the asker's (in --asked-at's zone), as the planner read them."""
     parts = []
     if plan.window is not None:
         zone = plan.asked_at.tzinfo
-        start, end = plan.window.start.astimezone(zone), plan.window.end.astimezone(zone)
-        parts.append(f"window {start:%d %b %Y} to {end:%d %b %Y} ({plan.window.text!r})")
+        first = plan.window.start.astimezone(zone).date()
+        last = (plan.window.end - timedelta(microseconds=1)).astimezone(zone).date()
+        days = f"on {_day(first)}" if last <= first else f"{_day(first)} to {_day(last)}"
+        parts.append(f"window {days} ({plan.window.text!r})")
     if plan.order is not None:
         parts.append(f"order {plan.order.value}")
     parts.append(f"kind {plan.kind.value}")
     return ", ".join(parts)
+
+
+def _day(day: date) -> str:
+    return f"{day.day} {day:%b %Y}"
 
 
 def _table(result: Recall) -> Table:

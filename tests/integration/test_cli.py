@@ -91,9 +91,9 @@ def test_asked_at_keeps_its_offset_for_the_asker_calendar(
     question = "What did Ann do yesterday?"
     args = ["recall", question, "--tenant", hiker.tenant, "--user", hiker.user, "--tokens", "200"]
     for asked_at, window in (
-        ("2023-05-07T22:00:00-05:00", "06 May 2023 to 07 May 2023"),
-        ("2023-05-08T03:00:00", "07 May 2023 to 08 May 2023"),
-        ("2023-05-08T03:00:00Z", "07 May 2023 to 08 May 2023"),
+        ("2023-05-07T22:00:00-05:00", "on 6 May 2023"),
+        ("2023-05-08T03:00:00", "on 7 May 2023"),
+        ("2023-05-08T03:00:00Z", "on 7 May 2023"),
     ):
         done = run(cli_env, *args, "--asked-at", asked_at)
         assert done.exit_code == 0, done.output
@@ -104,11 +104,12 @@ def test_the_plan_line_shows_the_window_on_the_asker_calendar(
     cli_env: dict[str, str | None], hiker: Hiker
 ) -> None:
     """01:30 on 8 May at UTC+05:00: "yesterday" is 7 May for the asker, and the planner reads it
-    so; the plan line printed the window's UTC bounds, "06 May 2023 to 07 May 2023"."""
+    so; the plan line printed the window's UTC bounds, "06 May 2023 to 07 May 2023"; it names
+    the one day, "on 7 May 2023"."""
     args = ["recall", "What did Ann do yesterday?", "--tenant", hiker.tenant, "--user", hiker.user]
     done = run(cli_env, *args, "--tokens", "200", "--asked-at", "2023-05-08T01:30:00+05:00")
     assert done.exit_code == 0, done.output
-    assert "plan: window 07 May 2023 to 08 May 2023 ('yesterday')" in done.stdout
+    assert "plan: window on 7 May 2023 ('yesterday')" in done.stdout
 
 
 def test_revoking_a_key_again_says_when_it_was_revoked_and_fails(cli_env: dict[str, str | None]) -> None:
