@@ -398,6 +398,22 @@ def test_years_are_whole_calendar_years(said: datetime, asked: datetime, shown: 
     assert before(said, asked) == shown
 
 
+@pytest.mark.parametrize(
+    ("said", "asked", "shown"),
+    [
+        # 59 and 60 days: 365/12-day months counted one.
+        (_utc(2023, 1, 8), datetime(2023, 3, 8, tzinfo=UTC), "2 months before"),
+        (_utc(2024, 1, 8), datetime(2024, 3, 8, tzinfo=UTC), "2 months before"),
+        (_utc(2023, 2, 1), datetime(2023, 4, 1, tzinfo=UTC), "2 months before"),
+        (_utc(2023, 1, 9), datetime(2023, 3, 8, tzinfo=UTC), "1 month before"),
+        (_utc(2023, 5, 8), datetime(2023, 3, 8, tzinfo=UTC), "2 months after"),
+        (_utc(2022, 1, 31), datetime(2023, 12, 30, tzinfo=UTC), "22 months before"),
+    ],
+)
+def test_months_are_whole_calendar_months(said: datetime, asked: datetime, shown: str) -> None:
+    assert before(said, asked) == shown
+
+
 def test_a_day_with_no_date_in_the_question_offset_counts_in_utc() -> None:
     # The last hour of 9999 in UTC is already the year 10000 at +05:00, the first hour of year 1
     # still the year 0 at -08:00: neither has a date there.

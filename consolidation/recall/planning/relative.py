@@ -8,8 +8,9 @@ from consolidation.times import aware, local
 
 
 def before(moment: datetime, asked_at: datetime) -> str:
-    """The distance in whole days, weeks (from 14 days), months (from 8 weeks) or calendar years
-    (from 24 months), rounded down, by calendar days of `asked_at`'s own offset (naive: UTC)."""
+    """The distance in whole days, weeks (from 14 days), calendar months (from 8 weeks) or
+    calendar years (from 24 months), rounded down, by calendar days of `asked_at`'s own offset
+    (naive: UTC)."""
     asked_at = aware(asked_at)
     said = local(moment, asked_at.tzinfo or UTC).date()
     days = (asked_at.date() - said).days
@@ -22,12 +23,13 @@ def before(moment: datetime, asked_at: datetime) -> str:
     elif n < 56:
         amount, unit = n // 7, "week"
     elif n < 730:
-        amount, unit = n * 12 // 365, "month"
+        amount, unit = _months(*sorted((said, asked_at.date()))), "month"
     else:
-        amount, unit = _years(*sorted((said, asked_at.date()))), "year"
+        amount, unit = _months(*sorted((said, asked_at.date()))) // 12, "year"
     return f"{amount} {unit}{'' if amount == 1 else 's'} {side}"
 
 
-def _years(earlier: date, later: date) -> int:
-    """Whole calendar years from `earlier` to `later` (a year is not 365 days)."""
-    return later.year - earlier.year - ((later.month, later.day) < (earlier.month, earlier.day))
+def _months(earlier: date, later: date) -> int:
+    """Whole calendar months from `earlier` to `later` (8 January to 8 March is 2, though 59
+    days; a month is not 365/12 days, nor a year 365)."""
+    return (later.year - earlier.year) * 12 + later.month - earlier.month - (later.day < earlier.day)
