@@ -35,6 +35,7 @@ from graph.portability import (
     NodeWrite,
     PortabilityStore,
     decode_properties,
+    shown,
 )
 from graph.vocabulary import FACT_KINDS, FACT_STATUSES, MAX_ID_CHARS
 
@@ -203,7 +204,9 @@ class Portability:
         nodes, edges = rekey(parsed, target) if rekeyed else (parsed.nodes, parsed.edges)
         foreign = await self.store.foreign_ids(target, nodes)
         if foreign:
-            raise InvalidInput(f"{len(foreign)} ids of the file belong to another user, e.g. {foreign[0]}")
+            raise InvalidInput(
+                f"{len(foreign)} ids of the file belong to another user, e.g. {shown(foreign[0])}"
+            )
         others = await self.store.other_nodes(target, [n.id for n in nodes])
         if others:
             raise InvalidInput(
@@ -304,14 +307,14 @@ def parse(lines: Iterable[str]) -> UserExport:
             elif line.get("kind") == "node":
                 node = _node(line)
                 if node.id in seen_nodes:
-                    raise InvalidInput(f"node {node.id!r} appears twice")
+                    raise InvalidInput(f"node {shown(node.id)} appears twice")
                 seen_nodes.add(node.id)
                 nodes.append(node)
             elif line.get("kind") == "edge":
                 edges.append(_edge(line))
                 edge_lines.append(number)
             else:
-                raise InvalidInput(f"unknown kind {line.get('kind')!r} (header, node or edge)")
+                raise InvalidInput(f"unknown kind {shown(line.get('kind'), 80)} (header, node or edge)")
         except InvalidInput as error:
             raise InvalidInput(f"line {number}: {error}") from None
     if header is None:
@@ -321,10 +324,12 @@ def parse(lines: Iterable[str]) -> UserExport:
         key = (edge.type, edge.source, edge.target)
         for end in (edge.source, edge.target):
             if end not in seen_nodes:
-                raise InvalidInput(f"line {number}: {edge.type} names node {end!r}, which the file lacks")
+                raise InvalidInput(
+                    f"line {number}: {edge.type} names node {shown(end)}, which the file lacks"
+                )
         if key in seen_edges:
             raise InvalidInput(
-                f"line {number}: {edge.type} from {edge.source!r} to {edge.target!r} appears twice"
+                f"line {number}: {edge.type} from {shown(edge.source)} to {shown(edge.target)} appears twice"
             )
         seen_edges.add(key)
         if edge.type == "SUPERSEDES" and not (
@@ -347,7 +352,7 @@ def _header(line: dict[str, Any]) -> Header:
         raise InvalidInput(f"not a {FORMAT} file: the first line must be its header")
     version = line.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise InvalidInput(f"schema_version {version!r} is not a version")
+        raise InvalidInput(f"schema_version {shown(version, 80)} is not a version")
     if version > SCHEMA_VERSION:
         raise InvalidInput(
             f"the file has schema version {version}, newer than this service's {SCHEMA_VERSION}: "
@@ -361,7 +366,7 @@ def _header(line: dict[str, Any]) -> Header:
         raise InvalidInput("the header's owner needs a tenant and a user_id")
     dimension = embedder.get("dimension") or 0
     if not _is_int(dimension) or dimension < 0:
-        raise InvalidInput(f"the header's embedder dimension {dimension!r} is not a whole number")
+        raise InvalidInput(f"the header's embedder dimension {shown(dimension, 80)} is not a whole number")
     return Header(
         version,
         str(line.get("exported_at", "")),
@@ -379,7 +384,7 @@ def _counts(value: Any) -> dict[str, int]:
         isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v > 0
         for k, v in value.items()
     ):
-        raise InvalidInput(f"header counts must map names to positive integers, got {value!r}")
+        raise InvalidInput(f"header counts must map names to positive integers, got {shown(value, 80)}")
     return dict(value)
 
 
@@ -390,10 +395,10 @@ def _node(line: dict[str, Any]) -> NodeRecord:
         or not labels
         or not all(isinstance(name, str) and NAME.match(name) for name in labels)
     ):
-        raise InvalidInput(f"node labels must be a non-empty list of names, got {labels!r}")
+        raise InvalidInput(f"node labels must be a non-empty list of names, got {shown(labels, 80)}")
     reserved = RESERVED_LABELS & set(labels)
     if reserved:
-        raise InvalidInput(f"label {sorted(reserved)[0]!r} is not a memory node's")
+        raise InvalidInput(f"label {shown(sorted(reserved)[0])} is not a memory node's")
     node_id = _check_id(node_id)
     if not isinstance(properties, dict):
         raise InvalidInput("node properties must be an object")
@@ -402,19 +407,19 @@ def _node(line: dict[str, Any]) -> NodeRecord:
     decoded = decode_properties(properties)
     for label, field_name in EMBEDDED.items():
         if labels[0] == label and not isinstance(decoded.get(field_name), str):
-            raise InvalidInput(f"{label} {node_id!r} has no {field_name} to embed")
+            raise InvalidInput(f"{label} {shown(node_id)} has no {field_name} to embed")
     if labels[0] == "ConsolidationEvent" and not _is_int(decoded.get("seq")):
-        raise InvalidInput(f"ConsolidationEvent {node_id!r} needs an integer seq")
+        raise InvalidInput(f"ConsolidationEvent {shown(node_id)} needs an integer seq")
     if labels[0] == "Interaction":
         if not isinstance(decoded.get("speaker"), str) or _native(decoded.get("occurred_at")) is None:
-            raise InvalidInput(f"Interaction {node_id!r} needs a speaker and an occurred_at $datetime")
+            raise InvalidInput(f"Interaction {shown(node_id)} needs a speaker and an occurred_at $datetime")
         if not isinstance(_native(decoded["occurred_at"]), datetime):
-            raise InvalidInput(f"Interaction {node_id!r}: occurred_at must be a $datetime")
+            raise InvalidInput(f"Interaction {shown(node_id)}: occurred_at must be a $datetime")
         offset = decoded.get("utc_offset_s", 0)
         if not _is_int(offset) or not -DAY_S < offset < DAY_S:
             raise InvalidInput(
-                f"Interaction {node_id!r}: utc_offset_s must be whole seconds within a day of UTC, "
-                f"got {repr(offset)[:40]}"
+                f"Interaction {shown(node_id)}: utc_offset_s must be whole seconds within a day of UTC, "
+                f"got {shown(offset, 40)}"
             )
         given = utc_offset_s(_native(decoded["occurred_at"]))
         if "utc_offset_s" not in decoded and given:
@@ -440,16 +445,17 @@ def _check_read(label: str, node_id: str, decoded: Mapping[str, Any]) -> None:
         if value is None:
             if optional or (item.name not in decoded and item.default is not MISSING):
                 continue
-            raise InvalidInput(f"{label} {node_id!r} needs {item.name}")
+            raise InvalidInput(f"{label} {shown(node_id)} needs {item.name}")
         expected = next(a for a in args if a is not type(None)) if optional else hint
         if not _has_type(value, expected):
             raise InvalidInput(
-                f"{label} {node_id!r}: {item.name} must be {_type_name(expected)}, got {repr(value)[:80]}"
+                f"{label} {shown(node_id)}: {item.name} must be {_type_name(expected)}, "
+                f"got {shown(value, 80)}"
             )
         words = WORDS.get((label, item.name))
         if words is not None and value not in words:
             raise InvalidInput(
-                f"{label} {node_id!r}: {item.name} {repr(value)[:80]} is not one of {', '.join(words)}"
+                f"{label} {shown(node_id)}: {item.name} {shown(value, 80)} is not one of {', '.join(words)}"
             )
 
 
@@ -511,7 +517,7 @@ def _no_supersession_cycle(edges: Sequence[EdgeRecord], edge_lines: Sequence[int
                 continue
             target, number = step
             if target in on_path:
-                raise InvalidInput(f"line {number}: SUPERSEDES closes a cycle at {target!r}")
+                raise InvalidInput(f"line {number}: SUPERSEDES closes a cycle at {shown(target)}")
             if target in done:
                 continue
             path.append(target)
@@ -522,7 +528,7 @@ def _no_supersession_cycle(edges: Sequence[EdgeRecord], edge_lines: Sequence[int
 def _edge(line: dict[str, Any]) -> EdgeRecord:
     kind, source, target, properties = (line.get(k) for k in ("type", "from", "to", "properties"))
     if not isinstance(kind, str) or not NAME.match(kind) or kind in RESERVED_TYPES:
-        raise InvalidInput(f"not an edge type an import takes: {kind!r}")
+        raise InvalidInput(f"not an edge type an import takes: {shown(kind, 80)}")
     source, target = _check_id(source), _check_id(target)
     if not isinstance(properties, dict):
         raise InvalidInput("edge properties must be an object")
@@ -537,7 +543,7 @@ def _is_int(value: Any) -> bool:
 def _check_id(value: Any) -> str:
     if not isinstance(value, str) or not value or len(value) > MAX_ID_CHARS:
         raise InvalidInput(
-            f"an id must be a non-empty string of at most {MAX_ID_CHARS} characters, got {value!r}"
+            f"an id must be a non-empty string of at most {MAX_ID_CHARS} characters, got {shown(value, 80)}"
         )
     return value
 

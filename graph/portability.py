@@ -11,6 +11,7 @@ Writes MERGE by id, so writing the same nodes again rewrites them.
 from __future__ import annotations
 
 import base64
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -98,6 +99,13 @@ def encode_value(value: Any) -> Json:
     raise InvalidInput(f"a property value of type {type(value).__name__} cannot be exported")
 
 
+def shown(value: Any, limit: int | None = None) -> str:
+    """A value as a file writes it (JSON: `true`, `null`, `"text"`, tagged times), for a message
+    to the user who wrote the file; cut to `limit` characters, ending in `...`."""
+    text = json.dumps(value, ensure_ascii=False, default=encode_value)
+    return text if limit is None or len(text) <= limit else text[: max(0, limit - 3)] + "..."
+
+
 _DECODERS: dict[str, Callable[[str], Any]] = {
     "$datetime": DateTime.from_iso_format,
     "$date": Date.from_iso_format,
@@ -120,8 +128,8 @@ def decode_value(value: Json) -> Any:
             try:
                 return decode(text)
             except (ValueError, TypeError) as bad:
-                raise InvalidInput(f"{tag} value {text!r} does not parse: {bad}") from None
-    raise InvalidInput(f"not a property value: {value!r}")
+                raise InvalidInput(f"{tag} value {shown(text, 80)} does not parse: {bad}") from None
+    raise InvalidInput(f"not a property value: {shown(value, 80)}")
 
 
 def decode_properties(properties: Mapping[str, Json]) -> dict[str, Any]:
@@ -129,9 +137,9 @@ def decode_properties(properties: Mapping[str, Json]) -> dict[str, Any]:
     decoded = {}
     for name, value in properties.items():
         if not isinstance(name, str) or not NAME.match(name) or name.startswith("_"):
-            raise InvalidInput(f"not a property name: {name!r}")
+            raise InvalidInput(f"not a property name: {shown(name, 80)}")
         if name in EXCLUDED:
-            raise InvalidInput(f"property {name!r} is not taken from a file (an import derives it)")
+            raise InvalidInput(f"property {shown(name)} is not taken from a file (an import derives it)")
         decoded[name] = decode_value(value)
     return decoded
 

@@ -100,7 +100,7 @@ def test_a_good_supersession_chain_parses() -> None:
         (lambda f: f[0].update(format="other"), "not a recmem-export file"),
         (
             lambda f: f[0]["embedder"].update(dimension="x"),
-            "line 1: the header's embedder dimension 'x' is not a whole number",
+            'line 1: the header.s embedder dimension "x" is not a whole number',
         ),
         (
             lambda f: f[0]["embedder"].update(dimension=[384]),
@@ -108,37 +108,37 @@ def test_a_good_supersession_chain_parses() -> None:
         ),
         (
             lambda f: f[0]["embedder"].update(dimension=True),
-            "line 1: the header's embedder dimension True is not a whole number",
+            "line 1: the header's embedder dimension true is not a whole number",
         ),
         (lambda f: f.pop(0), "line 1: not a recmem-export file"),
-        (lambda f: f[1].update(labels=["ApiKey"]), "line 2: label 'ApiKey' is not a memory node's"),
-        (lambda f: f[1]["properties"].update(embedding=[0.1]), "line 2: property 'embedding' is not taken"),
-        (lambda f: f[1]["properties"].update(tenant="t9"), "line 2: property 'tenant' is not taken"),
-        (lambda f: f[1]["properties"].pop("speaker"), "line 2: Interaction 'int_1' needs a speaker"),
+        (lambda f: f[1].update(labels=["ApiKey"]), 'line 2: label "ApiKey" is not a memory node'),
+        (lambda f: f[1]["properties"].update(embedding=[0.1]), 'line 2: property "embedding" is not taken'),
+        (lambda f: f[1]["properties"].update(tenant="t9"), 'line 2: property "tenant" is not taken'),
+        (lambda f: f[1]["properties"].pop("speaker"), 'line 2: Interaction "int_1" needs a speaker'),
         (lambda f: f[1]["properties"].update(occurred_at={"$datetime": "soon"}), "line 2: \\$datetime value"),
         (lambda f: f[1]["properties"].update(x={"a": 1}), "line 2: not a property value"),
-        (lambda f: f[2].update(id="int_1"), "line 3: node 'int_1' appears twice"),
+        (lambda f: f[2].update(id="int_1"), 'line 3: node "int_1" appears twice'),
         (lambda f: f[3].update(type="HAS"), "line 4: not an edge type an import takes"),
         (
             lambda f: f[2]["properties"].update(status="bogus"),
-            "line 3: Fact 'fact_1': status 'bogus' is not one",
+            'line 3: Fact "fact_1": status "bogus" is not one',
         ),
         (
             lambda f: f[2]["properties"].update(kind="nonsense"),
-            "line 3: Fact 'fact_1': kind 'nonsense' is not",
+            'line 3: Fact "fact_1": kind "nonsense" is not',
         ),
         (
             lambda f: f[2]["properties"].update(valid_from="yesterday"),
             "line 3: .*valid_from must be a \\$datetime",
         ),
         (lambda f: f[2]["properties"].update(valid_to={"$date": "2024-05-01"}), "line 3: .*valid_to must be"),
-        (lambda f: f[2]["properties"].pop("created_at"), "line 3: Fact 'fact_1' needs created_at"),
-        (lambda f: f[1]["properties"].update(seq="1"), "line 2: Interaction 'int_1': seq must be an integer"),
+        (lambda f: f[2]["properties"].pop("created_at"), 'line 3: Fact "fact_1" needs created_at'),
+        (lambda f: f[1]["properties"].update(seq="1"), 'line 2: Interaction "int_1": seq must be an integer'),
         (
             lambda f: f[1]["properties"].update(consolidated=None),
-            "line 2: Interaction 'int_1' needs consolidated",
+            'line 2: Interaction "int_1" needs consolidated',
         ),
-        (lambda f: f[3].update(to="int_9"), "line 4: DERIVED_FROM names node 'int_9', which the file lacks"),
+        (lambda f: f[3].update(to="int_9"), 'line 4: DERIVED_FROM names node "int_9", which the file lacks'),
         (
             lambda f: f[3].update(type="SUPERSEDES"),
             "line 4: SUPERSEDES must join two facts or two episode versions",
@@ -149,7 +149,7 @@ def test_a_good_supersession_chain_parses() -> None:
         ),
         (lambda f: _supersede(f, ("fact_1", "fact_1")), "line 6: SUPERSEDES closes a cycle"),
         (lambda f: f.pop(), "incomplete or was changed"),
-        (lambda f: f.append({"kind": "comment"}), "line 5: unknown kind 'comment'"),
+        (lambda f: f.append({"kind": "comment"}), 'line 5: unknown kind "comment"'),
     ],
 )
 def test_a_bad_file_is_refused_naming_why(change: Any, message: str) -> None:
@@ -157,6 +157,38 @@ def test_a_bad_file_is_refused_naming_why(change: Any, message: str) -> None:
     change(found)
     with pytest.raises(InvalidInput, match=message):
         parse(text(found))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda f: f[0]["embedder"].update(dimension=True), "dimension true is not"),
+        (lambda f: f[1]["properties"].update(x={"a": 1}), 'not a property value: {"a": 1}'),
+        (lambda f: f[1].update(id=None), "characters, got null"),
+        (lambda f: f[1].update(labels=[None]), "list of names, got [null]"),
+        (lambda f: f.append({"kind": None}), "unknown kind null (header"),
+        (
+            lambda f: f[1]["properties"].update(seq="1"),
+            'Interaction "int_1": seq must be an integer, got "1"',
+        ),
+        (lambda f: f[1]["properties"].update(utc_offset_s=True), "within a day of UTC, got true"),
+        (lambda f: f[2]["properties"].update(status="café"), 'Fact "fact_1": status "café" is not one'),
+        (
+            lambda f: f[2]["properties"].update(valid_to={"$date": "2024-05-01"}),
+            "valid_to must be a $datetime with an offset, in the years 1 to 9999 in UTC, "
+            'got {"$date": "2024-05-01"}',
+        ),
+        (lambda f: f[1]["properties"].update(x={"a": "y" * 300}), 'not a property value: {"a": "yyy'),
+    ],
+)
+def test_a_refusal_quotes_the_files_values_as_json(change: Any, message: str) -> None:
+    found = lines()
+    change(found)
+    with pytest.raises(InvalidInput) as refused:
+        parse(text(found))
+    assert message in str(refused.value)
+    assert "None" not in str(refused.value) and "True" not in str(refused.value)
+    assert len(str(refused.value)) < 200  # a long value is cut
 
 
 def test_recmem_import_refuses_a_newer_file_before_it_connects(tmp_path: Path) -> None:
