@@ -13,7 +13,7 @@ import typer
 from cli.moments import OffCalendar, read_moment
 
 # The bounds the API sets (graph/vocabulary.py: no more than the constants, cheap to import).
-from graph.vocabulary import MAX_BUDGET, MAX_CONTEXT_TOKENS
+from graph.vocabulary import MAX_BUDGET, MAX_CONTEXT_TOKENS, counted
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -86,7 +86,7 @@ def ingest(
 
     new = asyncio.run(work())
     typer.echo(
-        f"ingested {total} units from {len(conversations)} conversation(s): "
+        f"ingested {counted(total, 'unit')} from {counted(len(conversations), 'conversation')}: "
         f"{new} new, {total - new} already stored"
     )
 

@@ -37,7 +37,7 @@ from graph.portability import (
     decode_properties,
     shown,
 )
-from graph.vocabulary import FACT_KINDS, FACT_STATUSES, MAX_ID_CHARS
+from graph.vocabulary import FACT_KINDS, FACT_STATUSES, MAX_ID_CHARS, counted
 
 FORMAT = "recmem-export"
 SCHEMA_VERSION = 1
@@ -205,13 +205,13 @@ class Portability:
         foreign = await self.store.foreign_ids(target, nodes)
         if foreign:
             raise InvalidInput(
-                f"{len(foreign)} ids of the file belong to another user, e.g. {shown(foreign[0])}"
+                f"another user holds {counted(len(foreign), 'id')} of the file, e.g. {shown(foreign[0])}"
             )
         others = await self.store.other_nodes(target, [n.id for n in nodes])
         if others:
             raise InvalidInput(
-                f"user {target.user_id!r} of tenant {target.tenant!r} holds {others} nodes this file "
-                "does not: import into a new (or forgotten) user"
+                f"user {target.user_id!r} of tenant {target.tenant!r} holds "
+                f"{counted(others, 'node')} this file does not: import into a new (or forgotten) user"
             )
         progress.started(len(nodes) + len(edges))
         embedded = 0
@@ -341,10 +341,17 @@ def parse(lines: Iterable[str]) -> UserExport:
     found_edges = dict(Counter(e.type for e in edges))
     if found_nodes != header.nodes or found_edges != header.edges:
         raise InvalidInput(
-            f"the file holds nodes {found_nodes} and edges {found_edges}, its header counts "
-            f"{header.nodes} and {header.edges}: it is incomplete or was changed"
+            f"the file holds {_tally(found_nodes, 'node')} and {_tally(found_edges, 'edge')}, its "
+            f"header counts {_tally(header.nodes, 'node')} and {_tally(header.edges, 'edge')}: it is "
+            "incomplete or was changed"
         )
     return UserExport(header, nodes, edges)
+
+
+def _tally(counts: Mapping[str, int], noun: str) -> str:
+    """`3 nodes {"Fact": 1, "Interaction": 2}`, or `0 edges`."""
+    total = counted(sum(counts.values()), noun)
+    return f"{total} {shown(dict(sorted(counts.items())))}" if counts else total
 
 
 def _header(line: dict[str, Any]) -> Header:

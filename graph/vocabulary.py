@@ -90,3 +90,9 @@ MAX_METADATA_LIST_ITEMS = 32
 MAX_METADATA_BYTES = 4096
 # How many values one filter may list (agents, sessions, speakers, one metadata key's `in`).
 MAX_FILTER_VALUES = 100
+
+
+def counted(count: int, noun: str) -> str:
+    """A count with its noun as a message writes it: `1 node`, `2 nodes`, `0 nodes` (nouns that
+    take an `s`)."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

@@ -52,6 +52,7 @@ def hiker(cli_env: dict[str, str | None], tmp_path_factory: pytest.TempPathFacto
     hiker = Hiker(f"cli-{uuid.uuid4().hex[:12]}", "ann")
     done = run(cli_env, "ingest", str(path), "--tenant", hiker.tenant, "--user", hiker.user)
     assert done.exit_code == 0, done.output
+    assert done.stdout == "ingested 1 unit from 1 conversation: 1 new, 0 already stored\n"
     return hiker
 
 

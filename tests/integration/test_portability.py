@@ -364,3 +364,31 @@ async def test_a_user_whose_turns_were_all_forgotten_downloads_an_empty_export(
     assert isinstance(downloaded, UserExport)
     assert downloaded.header.owner == Owner(caller.tenant, "erin")
     assert response.text.count("\n") == 1  # the header alone
+
+
+async def test_a_refused_import_counts_in_words_that_agree(
+    db: Database, api_app: Starlette, caller: Caller
+) -> None:
+    """One id held by another user, one node the target holds: "1 id", "1 node" (it said "1 ids
+    of the file belong", "holds 1 nodes"), and nothing is written."""
+    portability = services_of(api_app).portability
+    said = await caller.gql(
+        'mutation { remember(input: {userId: "erin", speaker: "erin", text: "I keep bees.",'
+        ' occurredAt: "2024-05-01T09:00:00Z"}, consolidate: false) { created } }'
+    )
+    assert said["remember"]["created"]
+    erin, frank = Owner(caller.tenant, "erin"), Owner(caller.tenant, "frank")
+    lines = await exported(portability, erin)
+    assert lines[0]["counts"] == {"nodes": {"Interaction": 1}, "edges": {}}
+    # The file as if exported from frank: not re-keyed, so its one id is erin's.
+    as_frank = [{**lines[0], "owner": {"tenant": frank.tenant, "user_id": frank.user_id}}, *lines[1:]]
+    with pytest.raises(InvalidInput) as refused:
+        await portability.import_user(parse(as_file(as_frank)), frank)
+    assert str(refused.value).startswith("another user holds 1 id of the file, e.g. "), refused.value
+    # Another node for erin, who holds one the file does not.
+    other = [lines[0], {**lines[1], "id": "int_other"}]
+    with pytest.raises(InvalidInput) as refused:
+        await portability.import_user(parse(as_file(other)), erin)
+    assert "holds 1 node this file does not" in str(refused.value), refused.value
+    assert await count_nodes(db, caller.tenant, "frank") == {}
+    assert (await count_nodes(db, caller.tenant, "erin"))["Interaction"] == 1

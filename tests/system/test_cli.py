@@ -208,7 +208,7 @@ def ingested(neo4j_settings: Neo4jSettings, tmp_path_factory: pytest.TempPathFac
 def test_ingest_counts_new_units_and_says_once_that_it_consolidates_offline(ingested: Ingested) -> None:
     done = ingested.first
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["ingested 3 units from 1 conversation(s): 3 new, 0 already stored"]
+    assert done.stdout.splitlines() == ["ingested 3 units from 1 conversation: 3 new, 0 already stored"]
     assert done.stderr.count("consolidating offline: no LLM endpoint configured") == 1
     assert OFFLINE_LOG not in done.stderr
 
@@ -217,14 +217,14 @@ def test_ingesting_again_reports_every_unit_as_already_stored(ingested: Ingested
     args = ("ingest", str(ingested.path), "--tenant", ingested.tenant)
     done = recmem(*args, env=ingested.env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["ingested 3 units from 1 conversation(s): 0 new, 3 already stored"]
+    assert done.stdout.splitlines() == ["ingested 3 units from 1 conversation: 0 new, 3 already stored"]
     # One unit more in the file: only it is new.
     more = _jsonl(
         tmp_path / "dinners.jsonl", [*UNITS, ("Ben", "Next time ramen", "2024-05-09T12:00:00Z", "D3:1")]
     )
     done = recmem("ingest", str(more), "--tenant", ingested.tenant, env=ingested.env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["ingested 4 units from 1 conversation(s): 1 new, 3 already stored"]
+    assert done.stdout.splitlines() == ["ingested 4 units from 1 conversation: 1 new, 3 already stored"]
 
 
 RECURRING = [

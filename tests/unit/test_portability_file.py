@@ -191,6 +191,19 @@ def test_a_refusal_quotes_the_files_values_as_json(change: Any, message: str) ->
     assert len(str(refused.value)) < 200  # a long value is cut
 
 
+def test_a_file_whose_counts_differ_says_both_in_words() -> None:
+    found = lines()
+    found.pop()  # the edge
+    found[0]["counts"]["nodes"] = {"Interaction": 2, "Fact": 1}
+    with pytest.raises(InvalidInput) as refused:
+        parse(text(found))
+    assert str(refused.value) == (
+        'the file holds 2 nodes {"Fact": 1, "Interaction": 1} and 0 edges, its header counts '
+        '3 nodes {"Fact": 1, "Interaction": 2} and 1 edge {"DERIVED_FROM": 1}: it is incomplete '
+        "or was changed"
+    )
+
+
 def test_recmem_import_refuses_a_newer_file_before_it_connects(tmp_path: Path) -> None:
     found = lines()
     found[0]["schema_version"] = SCHEMA_VERSION + 1
