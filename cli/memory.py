@@ -85,9 +85,11 @@ def ingest(
                 return new
 
     new = asyncio.run(work())
+    blank = sum(c.blank_lines for c in conversations)
     typer.echo(
         f"ingested {counted(total, 'unit')} from {counted(len(conversations), 'conversation')}: "
         f"{new} new, {total - new} already stored"
+        + (f"; {counted(blank, 'blank line')} skipped" if blank else "")
     )
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -32,6 +31,8 @@ class Conversation:
     raw: dict[str, Any] | None = None
     # Where each unit is in the file (`line 3`), for refusals; empty: `<name> unit <n>`.
     places: list[str] = field(default_factory=list)
+    # Blank lines of a JSONL file, skipped (the summary says how many).
+    blank_lines: int = 0
 
     def place(self, index: int) -> str:
         return self.places[index] if self.places else f"{self.name} unit {index + 1}"
@@ -54,8 +55,7 @@ def read_conversations(path: Path) -> list[Conversation]:
         except json.JSONDecodeError as error:
             raise InvalidInput(f"{path.name} is not valid JSON: {error}") from None
         return [_locomo_sample(path.name, number, sample) for number, sample in enumerate(samples, start=1)]
-    numbered = list(_jsonl_units(text))
-    return [Conversation(path.stem, [u for _, u in numbered], places=[f"line {n}" for n, _ in numbered])]
+    return [_jsonl(path.stem, text)]
 
 
 def check_units(conversation: Conversation, owner: Owner, max_text_bytes: int) -> None:
@@ -98,15 +98,24 @@ def _locomo_sample(file: str, number: int, sample: object) -> Conversation:
         raise InvalidInput(f"{where}: not in LoCoMo's shape ({error})") from None
 
 
-def _jsonl_units(text: str) -> Iterator[tuple[int, Unit]]:
-    """Each unit with its line number."""
-    for number, line in enumerate(text.splitlines(), start=1):
+def _jsonl(name: str, text: str) -> Conversation:
+    """One unit a line. Lines end at LF alone (a CRLF's CR goes with it): U+2028 and the other
+    breaks `str.splitlines` knows may stand inside a JSON string. Blank lines are skipped and
+    counted; a unit's place is its line's number in the file."""
+    lines = text.split("\n")
+    if lines[-1] == "":  # the newline that ends the last line
+        lines.pop()
+    units, places, blank = [], [], 0
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
+            blank += 1
             continue
         try:
-            yield number, Unit.model_validate_json(line)
+            units.append(Unit.model_validate_json(line.removesuffix("\r")))
         except ValidationError as error:
             raise InvalidInput(f"line {number}: {_problem(error)}") from error
+        places.append(f"line {number}")
+    return Conversation(name, units, places=places, blank_lines=blank)
 
 
 def _problem(error: ValidationError) -> str:

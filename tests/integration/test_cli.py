@@ -9,6 +9,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -54,6 +55,30 @@ def hiker(cli_env: dict[str, str | None], tmp_path_factory: pytest.TempPathFacto
     assert done.exit_code == 0, done.output
     assert done.stdout == "ingested 1 unit from 1 conversation: 1 new, 0 already stored\n"
     return hiker
+
+
+def test_a_crlf_file_with_blank_lines_ingests_as_lf_and_says_what_it_skipped(
+    cli_env: dict[str, str | None], tmp_path: Path
+) -> None:
+    """CRLF ends, blank lines and a U+2028 inside a text (JSON allows it unescaped): every turn
+    ingested whole, and the summary counts the blank lines it skipped (it said nothing of them,
+    and refused the U+2028 turn as "Invalid JSON")."""
+    turns = [
+        {"speaker": "Ann", "text": "I keep bees\u2028on the roof", "occurred_at": "2023-05-07T10:00:00Z"},
+        {"speaker": "Ann", "text": "The honey is dark", "occurred_at": "2023-05-07T10:01:00Z"},
+    ]
+    path = tmp_path / "bees.jsonl"
+    first, second = (json.dumps(t, ensure_ascii=False) for t in turns)
+    path.write_bytes(f"{first}\r\n\r\n{second}\r\n \r\n".encode())
+    tenant = f"cli-{uuid.uuid4().hex[:12]}"
+    done = run(cli_env, "ingest", str(path), "--tenant", tenant, "--user", "ann")
+    assert done.exit_code == 0, done.output
+    assert done.stdout == (
+        "ingested 2 units from 1 conversation: 2 new, 0 already stored; 2 blank lines skipped\n"
+    )
+    done = run(cli_env, "recall", "bees", "--tenant", tenant, "--user", "ann", "--tokens", "200")
+    assert done.exit_code == 0, done.output
+    assert "I keep bees\u2028on the roof" in done.stdout, done.stdout
 
 
 @pytest.fixture

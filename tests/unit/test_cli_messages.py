@@ -37,6 +37,17 @@ def test_a_missing_field_is_named(tmp_path: Path) -> None:
     assert run("ingest", str(path)) == (2, ["error: line 2: text: Field required"])
 
 
+def test_a_bad_unit_is_named_by_its_own_line_whatever_the_line_endings(tmp_path: Path) -> None:
+    """Lines end at LF alone: a U+2028 inside a text split its line in two ("line 1: Invalid
+    JSON"); CRLF ends and blank lines leave the numbers the file's own."""
+    turn = {"text": "one\u2028two\x85three", "speaker": "a", "occurred_at": "2024-01-01T09:00:00Z"}
+    raw = json.dumps(turn, ensure_ascii=False)  # JSON allows these characters unescaped
+    assert "\u2028" in raw
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(f'{raw}\r\n\r\n  \r\n{{"speaker": "alice"}}\r\n'.encode())
+    assert run("ingest", str(path)) == (2, ["error: line 4: text: Field required"])
+
+
 def test_binary_input_says_what_is_wrong_with_it(tmp_path: Path) -> None:
     path = tmp_path / "photo.jsonl"
     path.write_bytes(b'{"text": "hi"}\n\x89PNG\r\n\x1a\n\x00\xff')
