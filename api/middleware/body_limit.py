@@ -4,7 +4,7 @@ anything parses it.
 Over HTTP the body is read here, whatever Content-Length claims, and handed on in one piece (a
 GraphQL request is parsed whole, so nothing is lost by buffering it); over the cap it is answered
 413. On the websocket a message over the cap closes the connection (1009, RFC 6455's "message too
-big") and the application sees a disconnect.
+big") and the application sees a disconnect. Either refusal names the setting.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from api.errors import ErrorCode
 from api.middleware.base import HttpMiddleware
 
 MESSAGE_TOO_BIG = 1009
+# What a refusal names: the limit is this setting, not the text limit a turn is held to.
+SETTING = "RECMEM_API_MAX_BODY_BYTES"
 
 
 class BodyTooLarge(Exception):
@@ -40,7 +42,9 @@ class BodyLimitMiddleware(HttpMiddleware):
             body = await self._body(scope, receive)
         except BodyTooLarge:
             refusal = Refusal(
-                f"request body exceeds {self.max_bytes} bytes", ErrorCode.BAD_USER_INPUT, status=413
+                f"request body exceeds {self.max_bytes} bytes ({SETTING})",
+                ErrorCode.BAD_USER_INPUT,
+                status=413,
             )
             await self.render(scope, refusal)(scope, receive, send)
             return
@@ -83,7 +87,7 @@ def capped(receive: Receive, send: Send, max_bytes: int) -> tuple[Receive, Send]
         message = await receive()
         if message["type"] == "websocket.receive" and _too_big(message, max_bytes):
             closed = True
-            reason = f"message exceeds {max_bytes} bytes"
+            reason = f"message exceeds {max_bytes} bytes ({SETTING})"
             await send({"type": "websocket.close", "code": MESSAGE_TOO_BIG, "reason": reason})
             return {"type": "websocket.disconnect", "code": MESSAGE_TOO_BIG}
         return message

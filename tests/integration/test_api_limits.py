@@ -4,6 +4,7 @@ texts, bad timestamps, too many aliases or units; plus masking, timeouts and rat
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -12,13 +13,13 @@ import pytest
 from starlette.applications import Starlette
 
 from api.app import create_app
-from api.settings import ApiSettings
+from api.settings import ApiSettings, body_room_for
 from consolidation.types import Unit
 from consolidation.wiring import AppSettings
 from graph.database import Database
 from graph.errors import StoreUnavailable
 from graph.models import Owner
-from tests.support.api import Caller, count_nodes, make_api_settings, make_engine, new_caller
+from tests.support.api import Caller, app_client, count_nodes, make_api_settings, make_engine, new_caller
 
 REMEMBER = "mutation($u: RememberInput!) { remember(input: $u) { created } }"
 OFFICIAL = "application/graphql-response+json"
@@ -215,6 +216,34 @@ async def test_oversize_body_is_413(caller: Caller) -> None:
     response = await caller.post(REMEMBER, _remember(text="x" * (5 * 1024 * 1024)))
     assert response.status_code == 413
     assert response.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
+async def test_a_turn_at_the_text_limit_escaped_as_ascii_fits_the_least_body_limit(db: Database) -> None:
+    """A client whose JSON escapes non-ASCII (\\uXXXX, Python's json.dumps by default), against
+    the smallest body limit the service starts with: a CJK turn at RECMEM_MAX_TEXT_BYTES (3
+    bytes a character, 6 escaped) is accepted; one of 2-byte characters (6 escaped: three times)
+    is refused with 413 naming the body limit's setting (it named no setting)."""
+    text_limit = 256 * 1024
+    body_limit = body_room_for(text_limit)
+    engine = make_engine(db, max_text_bytes=text_limit)
+    async with app_client(db, engine, max_body_bytes=body_limit) as http:
+        caller = await new_caller(db, http)
+
+        async def send(text: str) -> httpx.Response:
+            assert len(text.encode()) <= text_limit
+            body = json.dumps({"query": REMEMBER, "variables": _remember(text=text)})
+            assert body.isascii()
+            headers = {"authorization": f"Bearer {caller.key}", "content-type": "application/json"}
+            return await http.post("/graphql", content=body, headers=headers)
+
+        cjk = await send("記憶は大切" * (text_limit // 15))
+        assert cjk.status_code == 200 and cjk.json()["data"]["remember"]["created"] is True, cjk.text
+        accents = await send("é" * (text_limit // 2))
+        assert accents.status_code == 413, accents.text
+        (error,) = accents.json()["errors"]
+        assert error["extensions"]["code"] == "BAD_USER_INPUT"
+        assert error["message"] == f"request body exceeds {body_limit} bytes (RECMEM_API_MAX_BODY_BYTES)"
+    assert (await count_nodes(db, caller.tenant, "alice"))["Interaction"] == 1
 
 
 async def test_internal_errors_are_masked_and_outages_unavailable(

@@ -177,4 +177,4 @@ async def test_a_message_over_the_body_cap_closes_the_connection(db: Database, l
     over = {"query": "query { __typename }", "variables": {"pad": "x" * cap}}
     await ws.send(json.dumps({"id": "big", "type": "subscribe", "payload": over}))
     code, _ = await _closed_within(ws, 10.0)
-    assert code == 1009
+    assert (code, ws.close_reason) == (1009, f"message exceeds {cap} bytes (RECMEM_API_MAX_BODY_BYTES)")
