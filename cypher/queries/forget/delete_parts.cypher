@@ -2,7 +2,10 @@
 // Their index is not quantized and their filter properties never change, so they are deleted.
 // The user's count of long interactions (interactions/write_batch) loses it, in the same statement.
 CYPHER 25
-MATCH (:Interaction {tenant: $tenant, user_id: $user_id, id: $id})-[:HAS_PART]->(p:InteractionPart)
+// By the id's unique index, pinned: on a fresh database's statistics the planner took another.
+MATCH (i:Interaction {tenant: $tenant, user_id: $user_id, id: $id})
+USING INDEX i:Interaction(id)
+MATCH (i)-[:HAS_PART]->(p:InteractionPart)
 WITH collect(p) AS parts
 FOREACH (p IN parts | DETACH DELETE p)
 WITH parts

@@ -2,7 +2,9 @@
 // recorded the change (a run of $person that produced them), exactly as a correction made without
 // a source does: their text stays, and every fact keeps a DERIVED_FROM edge.
 UNWIND $ids AS fact_id
+// By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: fact_id})
+USING INDEX f:Fact(id)
 WHERE NOT EXISTS { MATCH (f)-[:DERIVED_FROM]->() }
 CALL (f) {
   MATCH (run:ConsolidationRun)-[:PRODUCED]->(f)
