@@ -146,7 +146,7 @@ class EngineSettings(BaseSettings):
     consolidation_retry_max_s: float = Field(default=60.0, gt=0, le=3600)
     # Background mode: how many users one process consolidates at once (each still one pass at a
     # time, under its lease). Other processes on the same database share the work through the
-    # leases and the sweeper.
+    # leases and the sweeper. A forget's rebuild runs at most this many LLM calls at once too.
     worker_concurrency: int = Field(default=4, ge=1, le=256)
     # Recall keeps the vectors of users above graph/recall.py's EXACT_LIMIT in memory, within this
     # many MiB per process (least recently used users go first; 256 MiB holds about 170,000

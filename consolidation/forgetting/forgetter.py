@@ -19,8 +19,12 @@ episode changed, that transaction also records the forget as a person's change
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
+from typing import TypeVar
 
 import numpy as np
 
@@ -46,6 +50,7 @@ from graph.models import Interaction, Owner, RunWrite
 from graph.validation import require_name, require_owner
 
 __all__ = ["Busy", "ForgetPreview", "Forgetter", "Forgotten", "UserForgotten"]
+T = TypeVar("T")
 # The trigger of a rebuild's runs (a model's); the op and trigger of the run recording who forgot.
 TRIGGER = "forget"
 OP = "forget_interaction"
@@ -201,9 +206,14 @@ class Forgetter:
     ) -> tuple[list[EpisodeRewrite], list[RunWrite]]:
         drafts: list[tuple[EpisodeTouch, list[Interaction], EpisodeDraft]] = []
         runs: list[RunWrite] = []
-        for episode in touched:
-            sources = in_time_order([turns[i] for i in episode.remaining if i in turns])
-            result = await self.consolidator.create_episode(EpisodeInput(turns=[to_turn(t) for t in sources]))
+        inputs = [(e, in_time_order([turns[i] for i in e.remaining if i in turns])) for e in touched]
+        results = await self._side_by_side(
+            [
+                partial(self.consolidator.create_episode, EpisodeInput(turns=[to_turn(t) for t in sources]))
+                for _, sources in inputs
+            ]
+        )
+        for (episode, sources), result in zip(inputs, results, strict=True):
             drafts.append((episode, sources, result.value))
             runs.append(self._run("create_episode", result.usage, [t.id for t in sources], [episode.id]))
         if not drafts:
@@ -228,13 +238,16 @@ class Forgetter:
         """Facts with the same remaining turns and episode summary send the same input: one refine
         call (and one embedding of its drafts) serves them all, each taking the draft nearest it."""
         rewrites, erased = [], []
-        calls: dict[tuple[str, tuple[str, ...]], _Refined] = {}
+        keys: list[tuple[str, tuple[str, ...]]] = []
+        inputs: dict[tuple[str, tuple[str, ...]], tuple[str, list[Interaction]]] = {}
         for fact in touched:
             sources = in_time_order([turns[i] for i in fact.remaining if i in turns])
             summary = next((summaries[e] for e in fact.episode_ids if e in summaries), "")
-            key = (summary, tuple(t.id for t in sources))
-            if key not in calls:
-                calls[key] = await self._refine(summary, sources)
+            keys.append(key := (summary, tuple(t.id for t in sources)))
+            inputs.setdefault(key, (summary, sources))
+        refined_all = await self._side_by_side([partial(self._refine, *inp) for inp in inputs.values()])
+        calls = dict(zip(inputs, refined_all, strict=True))
+        for fact, key in zip(touched, keys, strict=True):
             refined = calls[key]
             best = _closest(fact, refined)
             if best is None:
@@ -249,6 +262,23 @@ class Forgetter:
             if r.produced
         ]
         return rewrites, erased, runs
+
+    async def _side_by_side(self, calls: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+        """The calls' results in order, at most `worker_concurrency` in flight (the LLM work one
+        process runs at once). The first failure cancels the rest and is raised as it is."""
+        limit = asyncio.Semaphore(self.settings.worker_concurrency)
+
+        async def one(call: Callable[[], Awaitable[T]]) -> T:
+            async with limit:
+                return await call()
+
+        tasks = [asyncio.ensure_future(one(call)) for call in calls]
+        try:
+            return list(await asyncio.gather(*tasks))
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _refine(self, summary: str, sources: list[Interaction]) -> _Refined:
         inp = RefineInput(episode_summary=summary, turns=[to_turn(t) for t in sources], existing_facts=[])

@@ -4,6 +4,7 @@ gone, what survives is rebuilt without it, and forgetting a user leaves nothing 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
@@ -19,15 +20,17 @@ from consolidation.consolidating.prompts.refine_facts import FactDrafts, RefineI
 from consolidation.engine import MemoryEngine
 from consolidation.forgetting.forgetter import Busy, Forgetter
 from consolidation.providers.embedders.hashing import HashingEmbedder
-from consolidation.providers.llm.types import LLMResult, LLMUnavailable
+from consolidation.providers.llm.types import LLMError, LLMResult, LLMUnavailable
 from graph.consolidations import ConsolidationStore
 from graph.database import Database
 from graph.facts import FactStore
 from graph.interactions import InteractionStore
 from graph.leases import LeaseStore
 from graph.models import ConsolidationWrite, EpisodeWrite, FactWrite, NewInteraction, Owner, RunWrite, new_id
+from local_llm_server import LocalLLMServer, Reply
 from tests.support.api import REMEMBER_BATCH, STORY, T0, Caller, count_nodes, tell_story, unit
-from tests.support.engines import DIMENSION, engine_settings
+from tests.support.engines import DIMENSION, engine_settings, llm_engine
+from tests.support.llm_script import Handler, by_task, episode_reply, facts_reply, one_fact_per_turn
 
 WHO = "desk (key_123)"
 FORGET = """mutation($id: ID!) { forgetInteraction(id: $id) {
@@ -271,6 +274,98 @@ async def test_a_rebuild_longer_than_the_lease_keeps_it(
     forgotten = await forgetter.forget_interaction(owner, ids[0], by=WHO)
     assert forgotten.rebuilt_fact_ids == [fact_id] and len(forgotten.rebuilt_episode_ids) == 1
     assert await mentions(db, owner.tenant, "wasabi") == []
+
+
+async def _episodes_sharing_a_turn(
+    db: Database, owner: Owner, embedder: HashingEmbedder, n: int
+) -> tuple[str, list[str]]:
+    """One turn that `n` episodes (each with a fact) rest on, each also on a turn of its own; the
+    shared turn's id and the episode ids."""
+    texts = ["I play music every day."] + [f"I play instrument number {k}." for k in range(n)]
+    items = [
+        NewInteraction("alice", t, T0 + timedelta(days=i), _vec(embedder, t)) for i, t in enumerate(texts)
+    ]
+    shared, *own = [s.id for s in await InteractionStore(db, DIMENSION).write_batch(owner, items)]
+    episodes = []
+    for k, mine in enumerate(own):
+        ids = [shared, mine]
+        run = RunWrite(
+            new_id("run"), "create_episode", mine, "offline", "m", "ok", 0, 0, 1.0, 2, 0.7, T0, ids
+        )
+        episode = EpisodeWrite(
+            new_id("epi"), f"Music {k}", texts[k + 1], _vec(embedder, texts[k + 1]),
+            T0, T0 + timedelta(days=k + 1), [(i, 0.8) for i in ids], run.id, T0,
+        )  # fmt: skip
+        fact = FactWrite(new_id("fact"), texts[k + 1], "preference", _vec(embedder, texts[k + 1]), T0, ids)
+        write = ConsolidationWrite(
+            episode, [fact], [replace(run, produced_ids=[episode.id])], ids, T0, run.id
+        )
+        await ConsolidationStore(db, DIMENSION).commit(owner, write)
+        episodes.append(episode.id)
+    return shared, episodes
+
+
+def _slowly(seconds: float, handler: Handler, arrivals: list[float]) -> Handler:
+    """The handler's reply after `seconds`; notes when each request arrived."""
+
+    def handle(body: dict[str, Any]) -> Reply:
+        arrivals.append(time.monotonic())
+        return Reply.slow(seconds, handler(body))
+
+    return handle
+
+
+async def test_the_rebuilds_of_a_forget_run_side_by_side(
+    db: Database, owner: Owner, embedder: HashingEmbedder, llm: LocalLLMServer
+) -> None:
+    """Each rebuilt episode (and each refine call after them) is its own LLM call: with
+    worker_concurrency 5, a forget touching five episodes sends the five calls at once, then the
+    five refine calls, and waits about two calls' time, not ten."""
+    shared, episodes = await _episodes_sharing_a_turn(db, owner, embedder, 5)
+    delay = 1.0
+    episode_calls: list[float] = []
+    refine_calls: list[float] = []
+    llm.set_responder(
+        by_task(
+            create_episode=_slowly(delay, episode_reply("Music"), episode_calls),
+            refine_facts=_slowly(delay, facts_reply(one_fact_per_turn), refine_calls),
+        )
+    )
+    forgetter = Forgetter(llm_engine(db, llm, worker_concurrency=5))
+    started = time.monotonic()
+    forgotten = await forgetter.forget_interaction(owner, shared, by=WHO)
+    elapsed = time.monotonic() - started
+    assert sorted(forgotten.rebuilt_episode_ids) == sorted(episodes) and len(forgotten.rebuilt_fact_ids) == 5
+    assert len(episode_calls) == len(refine_calls) == 5
+    # Each batch arrived before its first call was answered (one after another: a delay apart).
+    assert max(episode_calls) - min(episode_calls) < delay, episode_calls
+    assert max(refine_calls) - min(refine_calls) < delay, refine_calls
+    assert elapsed < 10 * delay, elapsed  # one after another, ten delays at least
+    assert await mentions(db, owner.tenant, "every day") == []
+
+
+async def test_a_rebuild_call_failing_beside_others_changes_nothing(
+    db: Database, owner: Owner, embedder: HashingEmbedder, llm: LocalLLMServer
+) -> None:
+    """One of five episode calls in flight is refused: the others are given up, the forget raises
+    the refusal, nothing is written and the lease is free."""
+    shared, _ = await _episodes_sharing_a_turn(db, owner, embedder, 5)
+    calls: list[float] = []
+
+    def one_refused(body: dict[str, Any]) -> Reply:
+        calls.append(time.monotonic())
+        if len(calls) == 3:
+            return Reply.slow(0.2, Reply.error(400, "refused"))
+        return Reply.slow(1.0, episode_reply("Music")(body))
+
+    llm.set_responder(by_task(create_episode=one_refused))
+    before = await count_nodes(db, owner.tenant)
+    with pytest.raises(LLMError, match="HTTP 400"):
+        await Forgetter(llm_engine(db, llm, worker_concurrency=5)).forget_interaction(owner, shared, by=WHO)
+    assert len(calls) == 5
+    assert await count_nodes(db, owner.tenant) == before
+    assert len(await mentions(db, owner.tenant, "every day")) > 0
+    assert await LeaseStore(db).wait_acquire(owner, "someone-else", 1.0, 0)
 
 
 class FailingConsolidator(OfflineConsolidator):
