@@ -9,7 +9,8 @@ migration; a no-op (a few empty reads) once nothing is missing.
 - Replacements consolidated out of time order before the in-order rule (a fact said earlier
   closed one said later, which then held at no instant) are reversed as the rule writes them, under
   each user's lease, and recorded by one run per user; the facts valid at no instant that remain
-  (not a case the rule decides) are counted and left (docs/design/graph-model.md#replacement).
+  (not a case the rule decides) are left, and counted until a person settles them
+  (docs/design/graph-model.md#replacement).
 Why, and what an upgrade costs: docs/operations.md#upgrading.
 """
 
@@ -29,10 +30,12 @@ from graph.lexical import LAYER_STATISTICS, length
 from graph.models import Owner, change_run, to_python
 from graph.scopes import metadata_from, scope_tokens
 from graph.vocabulary import (
+    CORRECTION_TRIGGER,
     PERSON_PROVIDER,
     SYSTEM_PROVIDER,
     UPGRADE_BY,
     UPGRADE_TRIGGER,
+    FactStatus,
 )
 
 BATCH = 1_000
@@ -53,7 +56,8 @@ class Backfill:
     users: int = 0
     # Replacements reversed (docs/design/graph-model.md#replacement).
     replacements: int = 0
-    # Facts still valid at no instant, left as they are: not part of `total`, which counts changes.
+    # Facts still valid at no instant, left as they are, that no person settled (corrected or
+    # retracted it or what replaced it): not part of `total`, which counts changes.
     misordered_left: int = 0
     # The tenants holding most of them (at most MISORDERED_TENANTS, most first), with their counts.
     misordered_tenants: dict[str, int] = field(default_factory=dict)
@@ -70,7 +74,13 @@ async def backfill(db: Database, batch: int = BATCH) -> Backfill:
     lengths = await _lengths(db, batch)
     users = await _statistics(db, batch)
     replacements = await _replacements(db, batch)
-    (left,) = await db.read("queries/backfill/misordered_left", shown=MISORDERED_TENANTS)
+    (left,) = await db.read(
+        "queries/backfill/misordered_left",
+        shown=MISORDERED_TENANTS,
+        retracted=FactStatus.RETRACTED.value,
+        person=PERSON_PROVIDER,
+        correction=CORRECTION_TRIGGER,
+    )
     return Backfill(
         interaction_scopes=interaction_scopes,
         memory_scopes=memory_scopes,

@@ -27,8 +27,17 @@ async def _rows(db: Database, query: str, **params: Any) -> list[dict[str, Any]]
     return [r.data() for r in result.records]
 
 
+# Facts valid at no instant that no person settled (retracted, or replaced by a correction, itself
+# or through later replacements): what migration counts.
+UNSETTLED = """MATCH (f:Fact) WHERE f.valid_to < f.valid_from AND NOT EXISTS {
+  MATCH (f)<-[:SUPERSEDES*0..]-(later:Fact)
+  WHERE later.status = 'retracted' OR EXISTS {
+    MATCH (later)<-[s:SUPERSEDES]-(:Fact) MATCH (r:ConsolidationRun {id: s.run_id})
+    WHERE r.provider = 'person' AND r.trigger = 'correction' } }"""
+
+
 async def _left(db: Database) -> int:
-    rows = await _rows(db, "MATCH (f:Fact) WHERE f.valid_to < f.valid_from RETURN count(f) AS n")
+    rows = await _rows(db, UNSETTLED + " RETURN count(f) AS n")
     return int(rows[0]["n"])
 
 
@@ -157,8 +166,7 @@ async def test_the_start_warning_names_the_tenants_holding_facts_valid_at_no_ins
         await consolidate(db, owner, embedder, f"Alice lives in village {n}.", 90 + n, [(second, "again")])
     held = await _rows(
         db,
-        """MATCH (f:Fact) WHERE f.valid_to < f.valid_from
-           RETURN f.tenant AS tenant, count(f) AS facts ORDER BY facts DESC, tenant""",
+        UNSETTLED + " RETURN f.tenant AS tenant, count(f) AS facts ORDER BY facts DESC, tenant",
     )
     done = await backfill(db)
     assert done.misordered_tenants == {h["tenant"]: h["facts"] for h in held[:5]}
@@ -173,3 +181,34 @@ async def test_the_start_warning_names_the_tenants_holding_facts_valid_at_no_ins
     rest = sum(h["facts"] for h in held[5:])
     assert warning.startswith(f"{done.misordered_left} facts valid at no instant")
     assert (f"and {rest} in other tenants;" in warning) == (rest > 0)
+
+
+CORRECT = """mutation($id: ID!, $text: String!) {
+  correctFact(id: $id, text: $text, reason: "she said so") { fact { id } } }"""
+RETRACT = """mutation($id: ID!) { retractFact(id: $id, reason: "not so") { changedFact { id } } }"""
+
+
+async def test_a_fact_valid_at_no_instant_a_person_settled_is_not_counted(
+    db: Database, caller: Caller, embedder: HashingEmbedder
+) -> None:
+    """A person cannot change a fact valid at no instant (it no longer holds); correcting or
+    retracting what replaced it settles it, and migration no longer counts it as left."""
+    alice, bob = Owner(caller.tenant, "alice"), Owner(caller.tenant, "bob")
+    chains = []
+    for owner in (alice, bob):  # each: Rome (day 5) closed Oslo (day 80), then Paris replaced Rome
+        oslo, _ = await consolidate(db, owner, embedder, "Alice lives in Oslo.", 80)
+        rome = await old_replacement(db, owner, embedder, oslo, "Alice lives in Rome.", 5, "moved")
+        paris, _ = await consolidate(db, owner, embedder, "Alice lives in Paris.", 90, [(rome, "again")])
+        chains.append((oslo, paris))
+    left = (await backfill(db)).misordered_left  # both Oslos among them
+    (oslo, paris), (_, bobs_paris) = chains
+    for change, variables in (
+        (CORRECT, {"id": oslo, "text": "Alice lives in Lyon."}),
+        (RETRACT, {"id": oslo}),
+    ):
+        (error,) = await caller.errors(change, variables)
+        assert "is superseded; only an active fact can be corrected or retracted" in error["message"]
+    await caller.gql(CORRECT, {"id": paris, "text": "Alice lives in Lyon."})
+    assert (await backfill(db)).misordered_left == left - 1
+    await caller.gql(RETRACT, {"id": bobs_paris})
+    assert (await backfill(db)).misordered_left == left - 2
