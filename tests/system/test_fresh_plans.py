@@ -129,3 +129,16 @@ async def test_a_lookup_by_id_seeks_the_id_index_on_a_fresh_database(
                 op.startswith(("NodeUniqueIndexSeek", "NodeIndexScan")) and index in details
                 for op, details in operators
             ), (state, variable, operators)
+
+
+async def test_the_forget_plan_reaches_episodes_and_facts_from_the_turn(
+    fresh_plans: dict[str, dict[str, list[tuple[str, str]]]],
+) -> None:
+    """forget/plan_interaction reads what rests on the turn from the turn, never every episode or
+    fact of the user by the owner index."""
+    for state, plans in fresh_plans.items():
+        operators = plans["queries/forget/plan_interaction"]
+        owner_reads = [
+            d for _, d in operators if "Episode(tenant, user_id)" in d or "Fact(tenant, user_id)" in d
+        ]
+        assert owner_reads == [], (state, owner_reads)
