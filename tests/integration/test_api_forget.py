@@ -320,9 +320,9 @@ async def test_the_rebuilds_of_a_forget_run_side_by_side(
 ) -> None:
     """Each rebuilt episode (and each refine call after them) is its own LLM call: with
     worker_concurrency 5, a forget touching five episodes sends the five calls at once, then the
-    five refine calls, and waits about two calls' time, not ten."""
+    five refine calls, and waits about two calls' time, not ten (the arrival times show it)."""
     shared, episodes = await _episodes_sharing_a_turn(db, owner, embedder, 5)
-    delay = 1.0
+    delay = 1.0  # calls one after another arrive at least this far apart, however loaded the machine
     episode_calls: list[float] = []
     refine_calls: list[float] = []
     llm.set_responder(
@@ -332,15 +332,12 @@ async def test_the_rebuilds_of_a_forget_run_side_by_side(
         )
     )
     forgetter = Forgetter(llm_engine(db, llm, worker_concurrency=5))
-    started = time.monotonic()
     forgotten = await forgetter.forget_interaction(owner, shared, by=WHO)
-    elapsed = time.monotonic() - started
     assert sorted(forgotten.rebuilt_episode_ids) == sorted(episodes) and len(forgotten.rebuilt_fact_ids) == 5
     assert len(episode_calls) == len(refine_calls) == 5
     # Each batch arrived before its first call was answered (one after another: a delay apart).
     assert max(episode_calls) - min(episode_calls) < delay, episode_calls
     assert max(refine_calls) - min(refine_calls) < delay, refine_calls
-    assert elapsed < 10 * delay, elapsed  # one after another, ten delays at least
     assert await mentions(db, owner.tenant, "every day") == []
 
 
@@ -355,8 +352,8 @@ async def test_a_rebuild_call_failing_beside_others_changes_nothing(
     def one_refused(body: dict[str, Any]) -> Reply:
         calls.append(time.monotonic())
         if len(calls) == 3:
-            return Reply.slow(0.2, Reply.error(400, "refused"))
-        return Reply.slow(1.0, episode_reply("Music")(body))
+            return Reply.slow(0.5, Reply.error(400, "refused"))
+        return Reply.slow(1.5, episode_reply("Music")(body))
 
     llm.set_responder(by_task(create_episode=one_refused))
     before = await count_nodes(db, owner.tenant)
