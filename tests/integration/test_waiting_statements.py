@@ -8,7 +8,7 @@ import uuid
 
 from graph.database import Database
 from graph.models import Owner
-from tests.support.profiles import profiled
+from tests.support.profiles import assert_read_by, profiled
 
 
 async def _waiting_user(db: Database, owner: Owner, turns: int, ago: str = "PT1H") -> None:
@@ -37,7 +37,7 @@ async def test_the_sweeper_reads_the_waiting_users_and_their_last_turns(db: Data
     await _waiting_user(db, owner, 1000)
     rows, operators = await profiled(db, "queries/waiting/due_users", quiet_ms=1000, skip=[], limit=1000)
     assert {"tenant": owner.tenant, "user_id": owner.user_id} in rows
-    assert not any("Scan" in name for name, _, _ in operators), operators
+    assert_read_by(operators, "User(awaiting)", "Interaction(id)", "Interaction(tenant, user_id, awaits)")
     # Every waiting user of the session's database is read; each costs a few hits, not its turns.
     assert sum(hits for _, _, hits in operators) < 50 * len(rows) + 200, operators
 
@@ -54,7 +54,7 @@ async def test_the_backlog_reads_the_waiting_users_waiting_turns(db: Database, o
     await _waiting_user(db, owner, 1000)
     rows, operators = await profiled(db, "queries/waiting/backlog", max_users=100_000)
     assert rows[0]["waiting"] >= 1 and not rows[0]["partial"]
-    assert not any("Scan" in name for name, _, _ in operators), operators
+    assert_read_by(operators, "User(awaiting)", "Interaction(tenant, user_id, awaits)")
     # A few hits a waiting user and a waiting turn, whatever else the session's database holds.
     bound = 50 * rows[0]["users"] + 5 * rows[0]["waiting"] + 200
     assert sum(hits for _, _, hits in operators) < bound, operators

@@ -14,7 +14,12 @@ async def profiled(db: Database, name: str, **params: Any) -> tuple[list[dict[st
     result = await db.driver.execute_query("PROFILE " + statement(name), params, database_=db.name)
     profile = result.summary.profile
     assert profile is not None
-    return [r.data() for r in result.records], list(_operators(profile))
+    return [r.data() for r in result.records], operators_of(profile)
+
+
+def operators_of(plan: dict[str, Any]) -> list[tuple[str, str, int]]:
+    """(operator, details, db hits) of every operator of a plan or profile."""
+    return list(_operators(plan))
 
 
 def _operators(plan: dict[str, Any]) -> Any:
@@ -29,3 +34,14 @@ async def planned(db: Database, name: str, **params: Any) -> list[tuple[str, str
     any parameter values of the right types do."""
     result = await db.driver.execute_query("EXPLAIN " + statement(name), params, database_=db.name)
     return [(name, details) for name, details, _ in _operators(result.summary.plan)]
+
+
+def assert_read_by(operators: list[Any], *indexes: str) -> None:
+    """Every node the plan starts from comes from one of `indexes` ("Fact(tenant, user_id, status)",
+    or a prefix such as "Fact(tenant, user_id" for any index keyed by the owner): a seek, or where
+    the statistics say the index holds few entries a scan of it; never a scan of a label or of every
+    node. `operators` are `profiled`'s or `planned`'s."""
+    reads = [(op[0], op[1]) for op in operators if "Scan" in op[0] or "Seek" in op[0]]
+    assert reads, operators
+    for name, details in reads:
+        assert any(f":{index}" in details for index in indexes), (name, details, operators)

@@ -2,6 +2,7 @@
 // whole database, and for how many users. No tenant or user id leaves the database. Bounded: at
 // most $max_users users carrying the `awaiting` hint are looked at; `partial` says the limit was hit.
 MATCH (u:User)
+USING INDEX SEEK u:User(awaiting)
 WHERE u.awaiting = true
 WITH u LIMIT $max_users
 CALL (u) {

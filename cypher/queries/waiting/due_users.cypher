@@ -2,8 +2,10 @@
 // belongs to another session than a waiting turn, or was written more than $quiet_ms ago) and no
 // live consolidation lease, so a quiet session's batch is merged without a new write. Bounded: at
 // most $limit users; $skip lists [tenant, user_id] pairs the caller has queued already. Only users
-// carrying the `awaiting` hint are looked at (mark.cypher sets it, settle.cypher drops it).
+// carrying the `awaiting` hint are looked at (mark.cypher sets it, settle.cypher drops it), by a
+// pinned seek of its index.
 MATCH (u:User)
+USING INDEX SEEK u:User(awaiting)
 WHERE u.awaiting = true
   AND (u.lease_holder IS NULL OR u.lease_until < datetime())
   AND NOT [u.tenant, u.id] IN $skip
