@@ -7,7 +7,7 @@ import uuid
 
 from graph.database import Database
 from graph.models import Owner
-from tests.support.profiles import profiled
+from tests.support.profiles import assert_read_by, profiled
 
 
 async def _history(db: Database, owner: Owner, n: int) -> None:
@@ -59,5 +59,5 @@ async def test_refinement_reads_the_users_retracted_facts_only(db: Database, own
         (f"fact_{t}b", [f"int_{t}1000"]),
         (f"fact_{t}a", [f"int_{t}1"]),
     ]
-    assert not any("Scan" in name for name, _, _ in operators), operators
+    assert_read_by(operators, "Fact(tenant, user_id, status)", "Episode(id)")
     assert sum(hits for _, _, hits in operators) < 200, operators
