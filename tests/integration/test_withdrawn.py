@@ -25,6 +25,7 @@ from local_llm_server import LocalLLMServer, Reply
 from tests.support.api import REMEMBER_BATCH, STORY, T0, Caller, all_facts, unit
 from tests.support.engines import DIMENSION, engine_settings, llm_engine
 from tests.support.llm_script import consolidation_replies, data_of, task_of
+from tests.support.profiles import assert_read_by, operators_of
 
 # Three turns on one topic open an episode; only the first says where Alice lives.
 TURNS = [
@@ -275,11 +276,10 @@ async def test_the_statement_reads_the_owners_facts_by_the_owner_index(db: Datab
         )
         profile = result.summary.profile
         assert profile is not None
-        operators = list(_operators(profile))
-        seeks = [details for name, details, _ in operators if name.startswith("NodeIndexSeek")]
-        # The owner index, or the owner's facts of the withdrawn statuses (tenant, user_id, status).
-        assert any("Fact(tenant, user_id" in d for d in seeks), operators
-        assert not any("Scan" in name for name, _, _ in operators), operators
+        operators = operators_of(profile)
+        # Candidates by their ids' indexes; withdrawn beliefs by the owner index, or the owner's facts
+        # of the withdrawn statuses (tenant, user_id, status).
+        assert_read_by(operators, "Episode(id)", "Fact(id)", "Fact(tenant, user_id", "Interaction(id)")
         assert sum(hits for _, _, hits in operators) < 500, operators
         # None of the user's facts is withdrawn: no edge of theirs is followed.
         assert sum(hits for name, _, hits in operators if name.startswith("Expand")) == 0, operators
@@ -327,19 +327,15 @@ async def test_the_candidates_ask_for_withdrawn_beliefs_by_the_owner_index_alone
         assert row["withdrawn_held"] is (False if k_facts == 0 else None)
         profile = result.summary.profile
         assert profile is not None
-        operators = list(_operators(profile))
-        assert not any("Scan" in name for name, _, _ in operators), operators
+        operators = operators_of(profile)
+        # Every read by the user's own indexes (keyed by owner) or by id.
+        owned = [
+            f"{label}(tenant, user_id" for label in ("Interaction", "InteractionPart", "Episode", "Fact")
+        ]
+        assert_read_by(operators, "User(tenant, id)", "Interaction(id)", "Episode(id)", "Fact(id)", *owned)
         assert sum(hits for _, _, hits in operators) < 500, operators
         # No edge of an active fact is followed.
         assert not [hits for name, details, hits in operators if "SUPERSEDES" in details and hits], operators
-
-
-def _operators(plan: dict[str, Any]) -> Any:
-    """(operator, details, db hits) of every operator of a profiled plan."""
-    name = str(plan.get("operatorType", "")).split("@")[0]
-    yield name, str(plan.get("args", {}).get("Details", "")), int(plan.get("dbHits", 0))
-    for child in plan.get("children", []):
-        yield from _operators(child)
 
 
 # -- the LLM answerer -----------------------------------------------------------------------------

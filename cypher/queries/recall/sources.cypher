@@ -8,7 +8,10 @@
 CYPHER 25
 CALL () {
   UNWIND $episode_ids AS id
+  // Each candidate by a pinned seek of its id's index: on some statistics the planner took the
+  // owner index and read every episode (or fact) of the user for each.
   MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: id})-[d:DERIVED_FROM]->(i:Interaction)
+  USING INDEX SEEK e:Episode(id)
   WITH id, i, d ORDER BY i.seq
   WITH id, collect({id: i.id, similarity: d.similarity}) AS sources
   RETURN collect({id: id, sources: sources}) AS episode_sources
@@ -16,6 +19,7 @@ CALL () {
 CALL () {
   UNWIND $fact_ids AS id
   MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: id})
+  USING INDEX SEEK f:Fact(id)
   OPTIONAL MATCH (f)-[:DERIVED_FROM]->(e:Episode)
   WITH f, id, collect(DISTINCT e.id) AS episode_ids
   OPTIONAL MATCH (f)-[:DERIVED_FROM]->(i:Interaction)
