@@ -3,12 +3,12 @@
 // included (supersede.cypher and this statement set them after create_fact.cypher).
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: $fact_id})
-USING INDEX f:Fact(id)
+USING INDEX SEEK f:Fact(id)
 MATCH (run:ConsolidationRun {id: $run_id})
-USING INDEX run:ConsolidationRun(id)
+USING INDEX SEEK run:ConsolidationRun(id)
 WHERE run.tenant = $tenant AND run.user_id = $user_id
 OPTIONAL MATCH (i:Interaction {tenant: $tenant, user_id: $user_id, id: $interaction_id})
-USING INDEX i:Interaction(id)
+USING INDEX SEEK i:Interaction(id)
 CALL (f, run, i) {
   WITH f, run, i WHERE i IS NOT NULL
   CREATE (f)-[:DERIVED_FROM {run_id: run.id}]->(i)

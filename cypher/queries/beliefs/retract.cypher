@@ -2,6 +2,6 @@
 // run, READ by edge, says who and why).
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: $id, status: 'active'})
-USING INDEX f:Fact(id)
+USING INDEX SEEK f:Fact(id)
 SET f.status = 'retracted', f.valid_to = datetime($at)
 RETURN f {.*, embedding: null} AS fact

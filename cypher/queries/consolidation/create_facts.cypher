@@ -10,7 +10,7 @@ SET u.lex_facts = u.lex_facts + size($facts),
 WITH u
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 OPTIONAL MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: $episode_id})
-USING INDEX e:Episode(id)
+USING INDEX SEEK e:Episode(id)
 UNWIND $facts AS r
 CREATE (f:Fact {
   id: r.id, tenant: $tenant, user_id: $user_id, owner_key: $owner_key,

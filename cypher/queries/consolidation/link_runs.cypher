@@ -4,7 +4,7 @@ CYPHER 25
 UNWIND $links AS l
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (run:ConsolidationRun {id: l.run_id})
-USING INDEX run:ConsolidationRun(id)
+USING INDEX SEEK run:ConsolidationRun(id)
 WHERE run.tenant = $tenant AND run.user_id = $user_id
 MATCH (n:$(l.label) {id: l.id})
 WHERE n.tenant = $tenant AND n.user_id = $user_id

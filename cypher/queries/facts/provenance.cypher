@@ -4,7 +4,7 @@
 // (runs with a `by`: a correction, retraction or addition by hand that read or produced it).
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: $id})
-USING INDEX f:Fact(id)
+USING INDEX SEEK f:Fact(id)
 CALL (f) {
   OPTIONAL MATCH (f)-[:DERIVED_FROM]->(e:Episode)
   RETURN collect(DISTINCT e) AS episode_nodes

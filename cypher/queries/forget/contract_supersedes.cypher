@@ -5,8 +5,8 @@
 UNWIND $relinks AS r
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (survivor:Fact {tenant: $tenant, user_id: $user_id, id: r.survivor_id})
-USING INDEX survivor:Fact(id)
+USING INDEX SEEK survivor:Fact(id)
 MATCH (old:Fact {tenant: $tenant, user_id: $user_id, id: r.old_id})
-USING INDEX old:Fact(id)
+USING INDEX SEEK old:Fact(id)
 CREATE (survivor)-[:SUPERSEDES {at: old.valid_to, run_id: $run_id}]->(old)
 RETURN count(*) AS contracted

@@ -4,7 +4,7 @@
 CYPHER 25
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (i:Interaction {tenant: $tenant, user_id: $user_id, id: $id})
-USING INDEX i:Interaction(id)
+USING INDEX SEEK i:Interaction(id)
 MATCH (i)-[:HAS_PART]->(p:InteractionPart)
 WITH collect(p) AS parts
 FOREACH (p IN parts | DETACH DELETE p)

@@ -4,7 +4,7 @@
 // Read before the erased facts and their SUPERSEDES edges go.
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (i:Interaction {tenant: $tenant, user_id: $user_id, id: $id})
-USING INDEX i:Interaction(id)
+USING INDEX SEEK i:Interaction(id)
 OPTIONAL MATCH (e:Episode)-[:DERIVED_FROM]->(i)
 WITH i, collect(DISTINCT e.id) AS episode_ids
 OPTIONAL MATCH (f:Fact)-[:DERIVED_FROM]->(i)
@@ -13,7 +13,7 @@ OPTIONAL MATCH (g:Fact)-[:DERIVED_FROM]->(:Episode)-[:DERIVED_FROM]->(i)
 WITH episode_ids, direct, collect(DISTINCT g.id) AS indirect
 WITH episode_ids, direct + [x IN indirect WHERE NOT x IN direct] AS resting
 OPTIONAL MATCH path = (s:Fact)-[:SUPERSEDES*1..]->(f:Fact)
-USING INDEX f:Fact(id)
+USING INDEX SEEK f:Fact(id)
 WHERE f.tenant = $tenant AND f.user_id = $user_id AND f.id IN resting
   AND s.tenant = $tenant AND s.user_id = $user_id
   AND all(n IN nodes(path)[..-1] WHERE EXISTS {

@@ -4,7 +4,7 @@
 // forget's record reads it, as a belief the forget changed.
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: $id})
-USING INDEX e:Episode(id)
+USING INDEX SEEK e:Episode(id)
 OPTIONAL MATCH (e)-[:SUPERSEDES]->(older:Episode)
 OPTIONAL MATCH (newer:Episode)-[s:SUPERSEDES]->(e)
 CALL (older, newer, s) {

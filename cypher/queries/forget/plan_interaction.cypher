@@ -8,7 +8,7 @@
 // instead (on a fresh database's statistics one did: every episode and fact of the user read).
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (x:Interaction {tenant: $tenant, user_id: $user_id, id: $id})
-USING INDEX x:Interaction(id)
+USING INDEX SEEK x:Interaction(id)
 CALL (x) {
   OPTIONAL MATCH (e:Episode)-[:DERIVED_FROM]->(x)
   WITH x, e WHERE e.tenant = $tenant AND e.user_id = $user_id

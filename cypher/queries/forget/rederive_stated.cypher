@@ -4,7 +4,7 @@
 UNWIND $ids AS fact_id
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: fact_id})
-USING INDEX f:Fact(id)
+USING INDEX SEEK f:Fact(id)
 WHERE NOT EXISTS { MATCH (f)-[:DERIVED_FROM]->() }
 CALL (f) {
   MATCH (run:ConsolidationRun)-[:PRODUCED]->(f)

@@ -3,7 +3,7 @@
 MATCH (u:User {tenant: $tenant, id: $user_id})
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (x:Interaction {tenant: $tenant, user_id: $user_id, id: $id})
-USING INDEX x:Interaction(id)
+USING INDEX SEEK x:Interaction(id)
 OPTIONAL MATCH (before:Interaction)-[:NEXT]->(x)
 OPTIONAL MATCH (x)-[:NEXT]->(after:Interaction)
 CALL (before, after) {

@@ -7,7 +7,7 @@ CALL () {
   UNWIND $episode_ids AS id
   // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
   MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: id})
-  USING INDEX e:Episode(id)
+  USING INDEX SEEK e:Episode(id)
   CALL (e) {
     OPTIONAL MATCH (e)-[:DERIVED_FROM]->(i:Interaction)
     UNWIND coalesce(i.scopes, []) AS token
@@ -20,7 +20,7 @@ CALL () {
 CALL () {
   UNWIND $fact_ids AS id
   MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: id})
-  USING INDEX f:Fact(id)
+  USING INDEX SEEK f:Fact(id)
   // A fact a person stated (a run of $person produced it) answers, as when it was stated, in the
   // scopes of the facts it replaced too (beliefs/supersede.cypher). Those facts go first, the
   // oldest first, so a correction reads what it replaced already recomputed: each execution of

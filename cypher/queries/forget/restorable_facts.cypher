@@ -8,7 +8,7 @@ CYPHER 25
 UNWIND $fact_ids AS gone_id
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (gone:Fact {tenant: $tenant, user_id: $user_id, id: gone_id})
-USING INDEX gone:Fact(id)
+USING INDEX SEEK gone:Fact(id)
 MATCH (gone)-[:SUPERSEDES]->(old:Fact)
 WHERE NOT old.id IN $fact_ids
 WITH DISTINCT old

@@ -8,7 +8,7 @@ WITH u
 UNWIND $rows AS r
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: r.id})
-USING INDEX e:Episode(id)
+USING INDEX SEEK e:Episode(id)
 // The user's lexical statistics count the new text's words instead of the old's.
 SET u.lex_episodes_length = u.lex_episodes_length - coalesce(e.lex_length, 0) + r.lex_length,
     e.lex_length = r.lex_length

@@ -7,7 +7,7 @@ WITH u
 UNWIND $rows AS r
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: r.id})
-USING INDEX f:Fact(id)
+USING INDEX SEEK f:Fact(id)
 // The user's lexical statistics count the new text's words instead of the old's.
 SET u.lex_facts_length = u.lex_facts_length - coalesce(f.lex_length, 0) + r.lex_length,
     f.lex_length = r.lex_length

@@ -8,7 +8,7 @@ WITH u LIMIT $max_users
 CALL (u) {
   // By the index of waiting turns: by the owner index, the planner's choice, it read all the user's turns.
   OPTIONAL MATCH (n:Interaction {tenant: u.tenant, user_id: u.id})
-  USING INDEX n:Interaction(tenant, user_id, awaits)
+  USING INDEX SEEK n:Interaction(tenant, user_id, awaits)
   WHERE n.awaits IS NOT NULL AND n.consolidated = false
   RETURN count(n) AS waiting
 }

@@ -11,14 +11,14 @@ WHERE u.awaiting = true
   AND NOT [u.tenant, u.id] IN $skip
 // The last turn by its id (unique): by the owner index, the planner's choice, it read all the user's turns.
 OPTIONAL MATCH (last:Interaction {id: u.last_interaction_id})
-USING INDEX last:Interaction(id)
+USING INDEX SEEK last:Interaction(id)
 WHERE last.tenant = u.tenant AND last.user_id = u.id
 WITH u, last
 WHERE last IS NULL
    OR last.created_at < datetime() - duration({milliseconds: $quiet_ms})
    OR EXISTS {
      MATCH (n:Interaction {tenant: u.tenant, user_id: u.id})
-     USING INDEX n:Interaction(tenant, user_id, awaits)
+     USING INDEX SEEK n:Interaction(tenant, user_id, awaits)
      WHERE n.awaits IS NOT NULL AND n.consolidated = false
        AND coalesce(n.session_id, '') <> coalesce(last.session_id, '')
    }

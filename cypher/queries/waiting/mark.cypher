@@ -6,7 +6,7 @@
 MATCH (u:User {tenant: $tenant, id: $user_id})
 // By the id's unique index, pinned: on a fresh database's statistics the planner took another.
 OPTIONAL MATCH (n:Interaction {tenant: $tenant, user_id: $user_id, id: $id})
-USING INDEX n:Interaction(id)
+USING INDEX SEEK n:Interaction(id)
 WHERE n.consolidated = false
 CALL (n) {
   WITH n WHERE n IS NOT NULL
@@ -17,7 +17,7 @@ WITH u, count(n) AS marked
 CALL (u) {
   // By the owner's waiting turns, pinned: on a small database the planner scanned the whole index.
   MATCH (w:Interaction {tenant: $tenant, user_id: $user_id})
-  USING INDEX w:Interaction(tenant, user_id, awaits)
+  USING INDEX SEEK w:Interaction(tenant, user_id, awaits)
   WHERE w.awaits = $episode_id AND w.consolidated = false
   RETURN count(w) AS waiting
 }
