@@ -20,8 +20,12 @@ from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.types import Recall, Unit
 from graph.database import Database, Row
 from graph.models import Owner
+from graph.recall import WITHDRAWN_RULE
+from graph.scopes import NO_FILTER
 from graph.vector_cache import VectorCache
+from graph.vectors import vector_param
 from tests.support.engines import DIMENSION, engine_settings
+from tests.support.profiles import planned
 
 T0 = datetime(2023, 5, 8, 9, 0, tzinfo=UTC)
 WORDS = ["violin", "piano", "garden", "tomato", "soil", "concert", "seeds", "melody", "harvest", "trip"]
@@ -273,3 +277,41 @@ async def test_the_vectors_are_counted_once_a_writer_holding_the_user_has_commit
     await asyncio.wait_for(reading, timeout=60)
     held = cache.get(owner)
     assert held is not None and held.known == record["written"]
+
+
+async def test_dense_recall_seeks_every_node_it_reads(db: Database, owner: Owner) -> None:
+    """Above the exact limit, each layer's cached candidates are read by the id's index, never by
+    the owner index, which holds every node of the large user the cache is there to spare; a
+    whole batch of ids as the cache sends them, on this database's statistics whatever they are.
+    Every other read is a seek too."""
+    vector = (await HashingEmbedder(DIMENSION).embed(["violin concert"]))[0].tolist()
+    params = {
+        **owner.params(),
+        **NO_FILTER.params(),
+        **WITHDRAWN_RULE,
+        "k_interactions": 10,
+        "k_episodes": 5,
+        "k_facts": 5,
+        "consolidated": [False],
+        "vector": vector_param("query vector", vector, DIMENSION),
+        "exact_limit": 2,
+        "filtered": False,
+        "parts": True,
+        "epoch": "",
+        "known": 0,
+        "floor_interactions": -2.0,
+    }
+    for n in (1, 200):
+        ids = {
+            f"ids_{layer}": [f"{layer}_{k}" for k in range(n)]
+            for layer in ("interactions", "episodes", "facts")
+        }
+        operators = await planned(db, "queries/recall/dense", **params, **ids)
+        for label, layer in (("Interaction", "interactions"), ("Episode", "episodes"), ("Fact", "facts")):
+            by_id = [
+                d for op, d in operators if op.startswith("NodeUniqueIndexSeek") and f" n:{label}(id) " in d
+            ]
+            assert any(f"$ids_{layer}" in d for d in by_id), (n, label, operators)
+        # And the user's own nodes by seeks of the owner's indexes: never a scan of an index,
+        # which holds every tenant's entries, nor of a label.
+        assert [op for op, _ in operators if "Scan" in op] == [], operators

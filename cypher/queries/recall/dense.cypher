@@ -16,24 +16,32 @@
 // A budget of 0 skips its layer. recall/lexical runs at the same time (on another core).
 // Each choice of scan or candidates is a WHEN branch: a filter in front of a MATCH may be planned
 // after its index seek, and scan every node of a large user for nothing.
+// Every read is a pinned seek (USING INDEX SEEK): the candidates by id, for by the owner index the
+// planner may pick on some statistics they would read every node of the large user the cache is
+// there to spare; the user's nodes by the owner's indexes, which a plan made on a near-empty
+// database may scan, every tenant's entries, and keep.
 // Equal scores order by the item's own fields, so a scan and the candidates agree.
 // Instants come back as ISO strings: the driver's temporal decoding is slow Python.
 CYPHER 25
 OPTIONAL MATCH (u:User {tenant: $tenant, id: $user_id})
+USING INDEX SEEK u:User(tenant, id)
 WITH $parts AND coalesce(u.long_interactions, 1) > 0 AS parts,
      coalesce(u.vectors, 0) AS written, coalesce(u.vectors_epoch, '') AS epoch
 CALL () {
   MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+  USING INDEX SEEK n:Interaction(tenant, user_id)
   WITH n LIMIT $exact_limit + 1
   RETURN count(n) > $exact_limit AS interactions_large
 }
 CALL () {
   MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
+  USING INDEX SEEK n:Episode(tenant, user_id)
   WITH n LIMIT $exact_limit + 1
   RETURN count(n) > $exact_limit AS episodes_large
 }
 CALL () {
   MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
+  USING INDEX SEEK n:Fact(tenant, user_id)
   WITH n LIMIT $exact_limit + 1
   RETURN count(n) > $exact_limit AS facts_large
 }
@@ -48,6 +56,7 @@ CALL (parts, interactions_cached) {
   CALL (interactions_cached, parts) {
     WHEN NOT interactions_cached THEN {
       MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+      USING INDEX SEEK n:Interaction(tenant, user_id)
       WHERE n.consolidated IN $consolidated
         AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes)))
         AND ($f_since IS NULL OR n.occurred_at >= $f_since) AND ($f_until IS NULL OR n.occurred_at < $f_until)
@@ -55,17 +64,20 @@ CALL (parts, interactions_cached) {
     }
     ELSE {
       MATCH (n:Interaction)
+      USING INDEX SEEK n:Interaction(id)
       WHERE n.id IN $ids_interactions AND n.tenant = $tenant AND n.user_id = $user_id
         AND n.consolidated IN $consolidated
       RETURN n
     UNION
       MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+      USING INDEX SEEK n:Interaction(tenant, user_id, vector_no)
       WHERE n.vector_no > $known AND n.consolidated IN $consolidated
       RETURN n
     UNION
       CALL (parts) {
         WHEN parts THEN {
           MATCH (p:InteractionPart {tenant: $tenant, user_id: $user_id})
+          USING INDEX SEEK p:InteractionPart(tenant, user_id)
           WHERE 2 * vector.similarity.cosine(p.embedding, $vector) - 1 >= $floor_interactions
           MATCH (n:Interaction)-[:HAS_PART]->(p)
           WHERE n.consolidated IN $consolidated
@@ -93,6 +105,7 @@ CALL (episodes_cached) {
   CALL (episodes_cached) {
     WHEN NOT episodes_cached THEN {
       MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
+      USING INDEX SEEK n:Episode(tenant, user_id)
       WHERE n.current = true
         AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes)))
         AND ($f_since IS NULL OR n.last_at >= $f_since) AND ($f_until IS NULL OR n.first_at < $f_until)
@@ -100,10 +113,12 @@ CALL (episodes_cached) {
     }
     ELSE {
       MATCH (n:Episode)
+      USING INDEX SEEK n:Episode(id)
       WHERE n.id IN $ids_episodes AND n.tenant = $tenant AND n.user_id = $user_id AND n.current = true
       RETURN n
     UNION
       MATCH (n:Episode {tenant: $tenant, user_id: $user_id})
+      USING INDEX SEEK n:Episode(tenant, user_id, vector_no)
       WHERE n.vector_no > $known AND n.current = true
       RETURN n
     }
@@ -121,6 +136,7 @@ CALL (facts_cached) {
   CALL (facts_cached) {
     WHEN NOT facts_cached THEN {
       MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
+      USING INDEX SEEK n:Fact(tenant, user_id)
       WHERE n.status = 'active'
         AND ($f_scopes IS NULL OR all(g IN $f_scopes WHERE any(t IN g WHERE t IN n.scopes))) AND ($f_kinds IS NULL OR n.kind IN $f_kinds)
         AND ($f_since IS NULL OR n.valid_from >= $f_since) AND ($f_until IS NULL OR n.valid_from < $f_until)
@@ -130,10 +146,12 @@ CALL (facts_cached) {
     }
     ELSE {
       MATCH (n:Fact)
+      USING INDEX SEEK n:Fact(id)
       WHERE n.id IN $ids_facts AND n.tenant = $tenant AND n.user_id = $user_id AND n.status = 'active'
       RETURN n
     UNION
       MATCH (n:Fact {tenant: $tenant, user_id: $user_id})
+      USING INDEX SEEK n:Fact(tenant, user_id, vector_no)
       WHERE n.vector_no > $known AND n.status = 'active'
       RETURN n
     }
@@ -153,6 +171,7 @@ CALL (episodes_dense, facts_dense) {
   WHEN size(episodes_dense) = 0 AND size(facts_dense) = 0 THEN {
     RETURN EXISTS {
       MATCH (f:Fact {tenant: $tenant, user_id: $user_id})
+      USING INDEX SEEK f:Fact(tenant, user_id, status)
       WHERE f.status IN [$retracted, $superseded]
       WITH f ORDER BY f.id
       WHERE f.status = $retracted OR EXISTS {
