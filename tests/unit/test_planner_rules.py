@@ -31,6 +31,9 @@ WEST = timezone(timedelta(hours=-8))
         ("What happened in May 2021?", date(2021, 5, 1), date(2021, 6, 1)),
         ("What happened on May 8, 2023?", date(2023, 5, 8), date(2023, 5, 9)),
         ("Who called on 3 March?", date(2023, 3, 3), date(2023, 3, 4)),
+        # "Sept", the abbreviation people write beside "Sep".
+        ("What did I start in Sept 2022?", date(2022, 9, 1), date(2022, 10, 1)),
+        ("Who called on 12 Sept.?", date(2022, 9, 12), date(2022, 9, 13)),
         ("What did Melanie paint last summer?", date(2022, 6, 1), date(2022, 9, 1)),
         ("What did I plant this spring?", date(2023, 3, 1), date(2023, 6, 1)),
         ("Which concerts did I attend in the past two months?", date(2023, 4, 13), date(2023, 6, 15)),

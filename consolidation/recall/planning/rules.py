@@ -30,6 +30,7 @@ _NUMBER = r"(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|elev
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name and name != "May"}
+_MONTHS["sept"] = 9  # written as often as "Sep"
 _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 # Northern seasons: (first month, months long).
 _WEEKDAYS = [d.lower() for d in calendar.day_name]  # Monday first, as date.weekday() counts
