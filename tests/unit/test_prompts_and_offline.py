@@ -372,6 +372,58 @@ def test_relative_dates_become_absolute() -> None:
 
 
 @pytest.mark.parametrize(
+    ("said", "resolved", "annotated"),
+    [
+        ("out last night", "out on 7 May 2023", "out last night (7 May 2023)"),
+        ("the day before yesterday", "on 6 May 2023", "the day before yesterday (6 May 2023)"),
+        (
+            "hiked last weekend",
+            "hiked over the weekend of 6 May 2023",
+            "hiked last weekend (the weekend of 6 May 2023)",
+        ),
+        (
+            "this past weekend",
+            "over the weekend of 6 May 2023",
+            "this past weekend (the weekend of 6 May 2023)",
+        ),
+        (
+            "free this weekend",
+            "free over the weekend of 13 May 2023",
+            "free this weekend (the weekend of 13 May 2023)",
+        ),
+        (
+            "the weekend before last",
+            "over the weekend of 29 April 2023",
+            "the weekend before last (the weekend of 29 April 2023)",
+        ),
+        (
+            "the week before last",
+            "in the week of 24 April 2023",
+            "the week before last (the week of 24 April 2023)",
+        ),
+        ("the month before last", "in March 2023", "the month before last (March 2023)"),
+        ("the year before last", "in 2021", "the year before last (2021)"),
+        ("this past Friday", "on 5 May 2023", "this past Friday (5 May 2023)"),
+        ("in Rome last July", "in Rome in July 2022", "in Rome last July (July 2022)"),
+        ("since last March", "since March 2023", "since last March (March 2023)"),
+        ("born last May", "born in May 2022", "born last May (May 2022)"),
+    ],
+)
+def test_the_planners_relative_phrases_become_absolute_in_turns_too(
+    said: str, resolved: str, annotated: str
+) -> None:
+    day = MAY_8.date()  # a Monday
+    assert resolve_relative_dates(said, day) == resolved
+    assert annotate_relative_dates(said, day) == annotated
+
+
+def test_a_lowercase_march_is_no_month() -> None:
+    text = "We joined the last march in town."
+    assert resolve_relative_dates(text, MAY_8.date()) == text
+    assert annotate_relative_dates(text, MAY_8.date()) == text
+
+
+@pytest.mark.parametrize(
     ("text", "said_on"),
     [
         ("I met him 1000000 days ago.", date(2023, 5, 8)),

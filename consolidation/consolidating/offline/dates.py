@@ -1,7 +1,8 @@
 """Relative dates made absolute, as people write them.
 
-"yesterday", "last week", "3 days ago", "next Friday" become absolute dates computed from the
-day a turn was said, on the calendar of the offset it was said in: "on 7 May 2023", "in the week
+"yesterday", "last night", "last weekend", "the week before last", "3 days ago", "next Friday",
+"last July" become absolute dates computed from the day a turn was said, as the planner reads them
+in a question, on the calendar of the offset it was said in: "on 7 May 2023", "in the week
 of 1 May 2023", "in April 2023". Facts and episodes take the absolute date in place of the
 relative one (`resolve_relative_dates`); a recall context keeps the speaker's words and adds the
 date after them (`annotate_relative_dates`)."""
@@ -106,6 +107,19 @@ def _span(unit: str, day: date, offset: int) -> tuple[str, str]:
     return "in", str(_year(day.year + offset))
 
 
+def _weekend(day: date, offset: int) -> tuple[str, str]:
+    """The weekend of the calendar week `offset` weeks from `day`'s, named by its Saturday: "last
+    weekend" is the previous week's, also when said on a Saturday (as the planner reads it)."""
+    saturday = _monday(day) + timedelta(days=5, weeks=offset)
+    return "over", f"the weekend of {day_str(saturday)}"
+
+
+def _last_month(name: str, day: date) -> tuple[str, str]:
+    """The latest such month before `day`'s month: "last May" said in May 2023 is May 2022."""
+    month = list(calendar.month_name).index(name)
+    return "in", _month(date(day.year, month, 1), 0 if month < day.month else -12)
+
+
 def _weekday(name: str, day: date, direction: int) -> date:
     target = _WEEKDAYS.index(name.lower())
     step = ((target - day.weekday()) * direction) % 7 or 7
@@ -123,23 +137,36 @@ def _ago(match: re.Match[str], day: date) -> tuple[str, str]:
 
 
 _Rule = tuple[str, _Phrase]
+_DAYS = "|".join(_WEEKDAYS)
+# Case-sensitive month names: "the last march" (a walk) or "may" (a verb) is no month.
+_MONTH_NAMES = rf"(?-i:(?P<month>{'|'.join(calendar.month_name[1:])}))"
 _DATE_RULES: list[_Rule] = [
+    (r"\bthe day before yesterday\b", lambda m, d: ("on", day_str(d - timedelta(days=2)))),
     (r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", lambda m, d: ("on", day_str(d))),
-    (r"\byesterday\b", lambda m, d: ("on", day_str(d - timedelta(days=1)))),
+    # Not the "yesterday" of "the day before yesterday (6 May 2023)", which the rule above annotated.
+    (
+        r"(?<!the day before )\b(?:yesterday|last night)\b",
+        lambda m, d: ("on", day_str(d - timedelta(days=1))),
+    ),
     (r"\btomorrow\b", lambda m, d: ("on", day_str(d + timedelta(days=1)))),
     (
         r"\b(?P<n>\d+|an?|one|two|three|four|five|six) (?P<unit>day|week|month|year)s? ago\b",
         _ago,
     ),
+    (r"\b(?:last|this past) weekend\b", lambda m, d: _weekend(d, -1)),
+    (r"\bthe weekend before last\b", lambda m, d: _weekend(d, -2)),
+    (r"\bthis weekend\b", lambda m, d: _weekend(d, 0)),
+    (r"\bthe (?P<unit>week|month|year) before last\b", lambda m, d: _span(m["unit"].lower(), d, -2)),
     (r"\blast (?P<unit>week|month|year)\b", lambda m, d: _span(m["unit"].lower(), d, -1)),
     (r"\bnext (?P<unit>week|month|year)\b", lambda m, d: _span(m["unit"].lower(), d, 1)),
     (r"\bthis (?P<unit>week|month|year)\b", lambda m, d: _span(m["unit"].lower(), d, 0)),
     (
-        rf"\blast (?P<day>{'|'.join(_WEEKDAYS)})\b",
+        rf"\b(?:last|this past) (?P<day>{_DAYS})\b",
         lambda m, d: ("on", day_str(_weekday(m["day"], d, -1))),
     ),
     (
-        rf"\b(?:next|this coming) (?P<day>{'|'.join(_WEEKDAYS)})\b",
+        rf"\b(?:next|this coming) (?P<day>{_DAYS})\b",
         lambda m, d: ("on", day_str(_weekday(m["day"], d, 1))),
     ),
+    (rf"\blast {_MONTH_NAMES}\b", lambda m, d: _last_month(m["month"], d)),
 ]
