@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 from consolidation.times import aware, local
+from graph.vocabulary import counted
 
 
 def before(moment: datetime, asked_at: datetime) -> str:
@@ -26,7 +27,7 @@ def before(moment: datetime, asked_at: datetime) -> str:
         amount, unit = _months(*sorted((said, asked_at.date()))), "month"
     else:
         amount, unit = _months(*sorted((said, asked_at.date()))) // 12, "year"
-    return f"{amount} {unit}{'' if amount == 1 else 's'} {side}"
+    return f"{counted(amount, unit)} {side}"
 
 
 def _months(earlier: date, later: date) -> int:
