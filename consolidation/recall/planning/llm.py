@@ -1,7 +1,8 @@
 """The LLM planner (RECMEM_PLANNER=llm): one call to the configured endpoint reads the question.
 
 Its window is checked (both dates parse, start before end) and dropped with a note otherwise; a
-date or time without an offset is read in the question's. Any failure of the call (timeout,
+date or time without an offset is read in the question's. An entity the question does not hold
+is dropped with a note. Any failure of the call (timeout,
 endpoint down, a reply still malformed after the client's re-ask, a refusal) gives the rule
 plan, with `fallback` saying why. The call's tokens are on the plan.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
 
@@ -39,7 +41,7 @@ class LLMPlanner:
             return _fallback(question, asked_at, "llm timeout", None)
         except LLMError as error:
             return _fallback(question, asked_at, _reason(error), error.usage)
-        return _plan_of(result.value, asked_at, result.usage)
+        return _plan_of(result.value, question, asked_at, result.usage)
 
 
 def _reason(error: LLMError) -> str:
@@ -66,10 +68,12 @@ def _spent(plan: Plan, usage: Usage | None) -> Plan:
     )
 
 
-def _plan_of(reply: prompt.PlanReply, asked_at: datetime, usage: Usage) -> Plan:
+def _plan_of(reply: prompt.PlanReply, question: str, asked_at: datetime, usage: Usage) -> Plan:
     asked_at = aware(asked_at)
     window, notes = _window(reply, asked_at.tzinfo or UTC)
-    entities = list(dict.fromkeys(e.strip() for e in reply.entities if e.strip()))
+    entities, dropped = _named(reply.entities, question)
+    if dropped:
+        notes.append(f"entities dropped, not in the question: {', '.join(map(repr, dropped))}")
     plan = Plan(
         asked_at=asked_at,
         source="llm",
@@ -81,6 +85,17 @@ def _plan_of(reply: prompt.PlanReply, asked_at: datetime, usage: Usage) -> Plan:
         notes=notes,
     )
     return _spent(plan, usage)
+
+
+def _named(entities: list[str], question: str) -> tuple[list[str], list[str]]:
+    """The entities the question holds as words (any case), each once, and the others: a name the
+    model made up would otherwise stand in the plan as the question's."""
+    kept: list[str] = []
+    dropped: list[str] = []
+    for entity in dict.fromkeys(e.strip() for e in entities if e.strip()):
+        found = re.search(rf"(?<!\w){re.escape(entity)}(?!\w)", question, flags=re.IGNORECASE)
+        (kept if found else dropped).append(entity)
+    return kept, dropped
 
 
 def _window(reply: prompt.PlanReply, zone: tzinfo) -> tuple[Window | None, list[str]]:
