@@ -1,19 +1,24 @@
 """How long the local Neo4j (graph/local_server.py) takes to start and stop in a fresh home.
 
-    python -m bench.neo4j_start [--runs 5] [--busy 0]
+    python -m bench.neo4j_start [--runs 5] [--busy 0] [--no-archive]
 
 Each run starts a server in a new home on a free port and stops it: the first-start admin JVM that
 sets the initial password, the server until Bolt answers, then `stop` (SIGTERM until the JVM is
 gone). The runs share one jar folder of their own (the cached jars linked into a temporary folder),
 so the first run meets it as a first install does and the later ones as every later start does;
 the first run is reported apart. `--busy N` keeps N busy loops running meanwhile (a loaded
-machine, as CI's), killed at the end. Prints one JSON object; seconds are wall-clock.
+machine, as CI's), killed at the end; `--no-archive` starts without the class archive
+(graph/local_server.py's class_archive_flags), the code as before it, for an A/B under the same
+load. Prints one JSON object: wall seconds, and the CPU seconds of the admin JVM and of the server
+JVM until Bolt answered, which other work on a shared machine moves much less.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -24,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import graph.local_server
 from bench.machine import loadavg, machine_info
 from graph.local_server import LocalNeo4j, java_major
 from graph.settings import Neo4jSettings
@@ -57,23 +63,37 @@ def one_run(jar_cache: Path, root: Path, index: int) -> dict[str, float]:
     server = LocalNeo4j(settings)
     lib, java = server.ensure_jars(), server.java_binary()
     server.write_config()
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), children_cpu()
     server.ensure_password(java, lib)
-    password_s = time.perf_counter() - began
+    password_s, password_cpu_s = time.perf_counter() - began, children_cpu() - cpu
     began = time.perf_counter()
     try:
-        server.start()
+        pid = server.start().pid
         start_s = time.perf_counter() - began
+        start_cpu_s = process_cpu(pid) if pid is not None else float("nan")
     finally:
         began = time.perf_counter()
         server.stop()
         stop_s = time.perf_counter() - began
     return {
         "password_s": round(password_s, 2),
+        "password_cpu_s": round(password_cpu_s, 2),
         "start_s": round(start_s, 2),
+        "start_cpu_s": round(start_cpu_s, 2),
         "first_start_total_s": round(password_s + start_s, 2),
         "stop_s": round(stop_s, 2),
     }
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of a running process, all its threads (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def summary(runs: list[dict[str, float]]) -> dict[str, Any]:
@@ -101,11 +121,15 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--busy", type=int, default=0, help="Busy loops running meanwhile.")
+    parser.add_argument("--no-archive", action="store_true", help="Start without the class archive.")
     args = parser.parse_args(argv)
+    if args.no_archive:
+        graph.local_server.class_archive_flags = lambda major, archive: []
     java = LocalNeo4j(Neo4jSettings()).java_binary()
     report = {
         "runs": args.runs,
         "busy_loops": args.busy,
+        "class_archive": not args.no_archive,
         "java": str(java),
         "java_major": java_major(java),
         "machine": machine_info(),

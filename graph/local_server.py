@@ -6,6 +6,7 @@ JVM process bound to loopback, with its pid, config, data and logs under one hom
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import secrets
@@ -36,6 +37,10 @@ JVM_FLAGS = [
     # inserts into and searches of the vector indexes take a fraction of the scalar time.
     "--add-modules=jdk.incubator.vector",
 ]
+# Class-data sharing of the jars' classes (JDK 19+): see class_archive_flags.
+ARCHIVE_MIN_JAVA = 19
+# The first four bytes of a JDK dynamic archive (CDS_DYNAMIC_ARCHIVE_MAGIC, little-endian).
+ARCHIVE_MAGIC = (0xF00BABA8).to_bytes(4, "little")
 POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>local.recmem</groupId><artifactId>neo4j-runtime</artifactId><version>1</version>
@@ -137,6 +142,11 @@ class LocalNeo4j:
             )
         return max(usable)[1]
 
+    def class_archive(self, java: Path) -> Path:
+        """The server's class archive on `java`: beside the jars, so every home on these jars
+        shares it; one per JDK release, so two JDKs do not overwrite each other's."""
+        return self.lib_dir.parent / f"server-java{java_major(java)}.jsa"
+
     # -- configuration -------------------------------------------------------------------------
 
     def write_config(self) -> Path:
@@ -202,6 +212,7 @@ class LocalNeo4j:
             f"-Xms{self.settings.heap}",
             f"-Xmx{self.settings.heap}",
             *JVM_FLAGS,
+            *class_archive_flags(java_major(java), self.class_archive(java)),
             "-cp",
             f"{lib}/*",
             ENTRY_CLASS,
@@ -302,6 +313,26 @@ def _is_neo4j(pid: int) -> bool:
     return ENTRY_CLASS.encode() in cmdline
 
 
+def class_archive_flags(major: int, archive: Path) -> list[str]:
+    """The JVM flags that load the jars' classes from `archive`, which the JVM writes at exit
+    when it is missing or stale (docs/operations.md#start-time). None on a JDK before 19, or
+    where the archive cannot be read or written: the server then starts as without it. An
+    archive that is not one (an interrupted write, garbage) is removed, as the JVM would
+    otherwise ignore it and never rewrite it."""
+    if major < ARCHIVE_MIN_JAVA or not os.access(archive.parent, os.W_OK):
+        return []
+    try:
+        with archive.open("rb") as handle:
+            if handle.read(4) != ARCHIVE_MAGIC:
+                archive.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return []
+    return ["-XX:+AutoCreateSharedArchive", f"-XX:SharedArchiveFile={archive}", "-Xlog:cds*=off"]
+
+
+@functools.cache
 def java_major(java: Path) -> int:
     if not java.exists():
         return 0
