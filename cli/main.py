@@ -241,7 +241,7 @@ def neo4j_fetch() -> None:
 
 @neo4j_app.command("stop")
 def neo4j_stop() -> None:
-    """Stop the local server (SIGTERM, then SIGKILL after a minute)."""
+    """Stop the local server (SIGTERM, then SIGKILL after 3 minutes)."""
     from graph.local_server import LocalNeo4j
     from graph.settings import Neo4jSettings
 

@@ -150,7 +150,7 @@ def serve(
 
 def _stop_started(server: LocalNeo4j) -> None:
     pid = server.status().pid
-    server.stop()  # SIGTERM, SIGKILL after a minute: it is gone when this returns
+    server.stop()  # SIGTERM, SIGKILL after 3 minutes: it is gone when this returns
     typer.echo(f"stopped the local Neo4j this service started (pid {pid})")
 
 

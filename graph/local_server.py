@@ -37,6 +37,9 @@ JVM_FLAGS = [
     # inserts into and searches of the vector indexes take a fraction of the scalar time.
     "--add-modules=jdk.incubator.vector",
 ]
+# A clean stop takes ~12 s, but the first after an install also writes the class archive (44 s
+# under load, measured): a SIGKILL before it ends would leave none, and the next stop tries again.
+STOP_TIMEOUT_S = 180.0
 # Class-data sharing of the jars' classes (JDK 19+): see class_archive_flags.
 ARCHIVE_MIN_JAVA = 19
 # The first four bytes of a JDK dynamic archive (CDS_DYNAMIC_ARCHIVE_MAGIC, little-endian).
@@ -257,7 +260,8 @@ class LocalNeo4j:
                     ) from None
                 time.sleep(0.5)
 
-    def stop(self, timeout_s: float = 60.0) -> ServerStatus:
+    def stop(self, timeout_s: float = STOP_TIMEOUT_S) -> ServerStatus:
+        """SIGTERM, then SIGKILL once `timeout_s` has passed; no process is left when this returns."""
         pid = self._live_pid()
         if pid is not None:
             os.kill(pid, signal.SIGTERM)

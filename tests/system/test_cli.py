@@ -27,7 +27,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from consolidation.writing import conversation_files
 from graph.database import Database
-from graph.local_server import ENTRY_CLASS, LocalNeo4j
+from graph.local_server import ENTRY_CLASS, STOP_TIMEOUT_S, LocalNeo4j
 from graph.reachability import reachable
 from graph.settings import Neo4jSettings
 from harness.serve_process import free_port, free_ports
@@ -36,7 +36,7 @@ from tests.support.engines import DIMENSION, TEST_TEMPLATE
 RECMEM = str(Path(sys.executable).parent / "recmem")
 # Generous: a 2-core machine running the suite may start a JVM in a minute or more.
 NEO4J_START_S = 300.0
-SERVE_STOP_S = 120.0
+SERVE_STOP_S = STOP_TIMEOUT_S + 60.0  # serve stops its Neo4j, which may write the class archive
 OFFLINE_LOG = "offline extractive consolidator"  # consolidation/wiring.py's warning
 UNITS = [
     ("Ann", "I love sushi dinner with salmon rolls", "2024-05-01T19:00:00Z", "D1:1"),
