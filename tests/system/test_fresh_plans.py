@@ -4,7 +4,8 @@ Neo4j plans from the database's statistics. On a fresh database (no data, or a f
 planner can prefer another index over the unique one, and keeps that plan in its cache: a lookup by
 id that reads the owner's nodes or scans an index. Such statements name the index (USING INDEX SEEK);
 this checks each on a private Neo4j, empty after migration and then with its first nodes
-(docs/design/graph-model.md#pinned-indexes)."""
+(docs/design/graph-model.md#pinned-indexes). Then, on statistics that make the runs' owner index
+look selective, that the forget reaches the run telling whether a person stated a fact from the fact."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from graph.database import Database
 from graph.schema import migrate
 from tests.support.engines import DIMENSION, TEST_TEMPLATE
 from tests.support.faults import free_ports, private_neo4j, private_neo4j_settings
-from tests.support.profiles import planned
+from tests.support.profiles import planned, profiled
 
 # Each statement, its parameters (types matter, values do not: EXPLAIN runs nothing) and the nodes it
 # finds by id: (variable, label).
@@ -85,11 +86,8 @@ async def _plans(db: Database) -> dict[str, list[tuple[str, str]]]:
 
 
 @pytest.fixture(scope="module")
-async def fresh_plans(
-    fresh_home: tuple[Path, int],
-) -> AsyncIterator[dict[str, dict[str, list[tuple[str, str]]]]]:
-    """Every case's plan on a fresh database: empty after migration, then with a first user's 20
-    nodes of each label."""
+async def fresh_db(fresh_home: tuple[Path, int]) -> AsyncIterator[Database]:
+    """A private Neo4j, empty after migration."""
     home, port = fresh_home
     settings = private_neo4j_settings(home / "neo4j", port)
     with private_neo4j(settings):
@@ -99,18 +97,26 @@ async def fresh_plans(
         try:
             embedder = HashingEmbedder(DIMENSION)
             await migrate(db, embedder.name, embedder.dimension, TEST_TEMPLATE)
-            empty = await _plans(db)
-            await db.driver.execute_query(
-                "CREATE (:User {tenant: $tenant, id: $user_id}) "
-                "WITH * UNWIND range(1, 20) AS k "
-                "CREATE (:ConsolidationRun {id: 'run_' + k, tenant: $tenant, user_id: $user_id}), "
-                "(:Fact {id: 'fact_' + k, tenant: $tenant, user_id: $user_id, status: 'active'})",
-                OWNER,
-                database_=db.name,
-            )
-            yield {"empty": empty, "first nodes": await _plans(db)}
+            yield db
         finally:
             await db.close()
+
+
+@pytest.fixture(scope="module")
+async def fresh_plans(fresh_db: Database) -> dict[str, dict[str, list[tuple[str, str]]]]:
+    """Every case's plan on a fresh database: empty after migration, then with a first user's 20
+    nodes of each label."""
+    db = fresh_db
+    empty = await _plans(db)
+    await db.driver.execute_query(
+        "CREATE (:User {tenant: $tenant, id: $user_id}) "
+        "WITH * UNWIND range(1, 20) AS k "
+        "CREATE (:ConsolidationRun {id: 'run_' + k, tenant: $tenant, user_id: $user_id}), "
+        "(:Fact {id: 'fact_' + k, tenant: $tenant, user_id: $user_id, status: 'active'})",
+        OWNER,
+        database_=db.name,
+    )
+    return {"empty": empty, "first nodes": await _plans(db)}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -141,3 +147,68 @@ async def test_the_forget_plan_reaches_episodes_and_facts_from_the_turn(
             d for _, d in operators if "Episode(tenant, user_id)" in d or "Fact(tenant, user_id)" in d
         ]
         assert owner_reads == [], (state, owner_reads)
+
+
+# The statements that ask whether a person stated a fact (a run of theirs produced it), with the
+# parameters that ask it of a stated fact: `said` rests on the turn `int_said`, `alone` on nothing,
+# `over` replaced `said`.
+STATED: dict[str, dict[str, Any]] = {
+    "queries/forget/plan_interaction": {"id": "int_said", "person": "person"},
+    "queries/forget/derived_ids": {"id": "int_said", "person": "person"},
+    "queries/forget/rescope": {"episode_ids": [], "fact_ids": ["said"], "person": "person"},
+    "queries/forget/rederive_stated": {"ids": ["alone"], "person": "person"},
+}
+
+
+@pytest.fixture(scope="module")
+async def crowded_runs(
+    fresh_db: Database, fresh_plans: dict[str, dict[str, list[tuple[str, str]]]]
+) -> dict[str, list[tuple[str, str, int]]]:
+    """Each STATED statement's profile where the runs' owner index looks selective and a fact's
+    runs many: 100 other users' 5,000 runs produced 20 facts; the user has 2,000 runs of its own
+    and three facts a person stated (by the user's last runs)."""
+    db = fresh_db
+    crowd = "t-crowd"
+    await db.driver.execute_query(
+        "UNWIND range(1, 20) AS k CREATE (:Fact {id: $t + k, tenant: $t, user_id: 'u1', status: 'active'}) "
+        "WITH count(*) AS made UNWIND range(1, 5000) AS k "
+        "MATCH (f:Fact {id: $t + (k % 20 + 1)}) "
+        "CREATE (:ConsolidationRun {id: $t + '_run' + k, tenant: $t, user_id: 'u' + (k % 100 + 1), "
+        "provider: 'llm', at: datetime()})-[:PRODUCED]->(f)",
+        t=crowd,
+        database_=db.name,
+    )
+    owner = {"tenant": "t-stated", "user_id": "alice"}
+    await db.driver.execute_query(
+        "CREATE (:User {tenant: $tenant, id: $user_id}) "
+        "CREATE (i:Interaction {id: 'int_said', tenant: $tenant, user_id: $user_id, seq: 1}) "
+        "WITH * UNWIND range(1, 2000) AS k "
+        "CREATE (:ConsolidationRun {id: 'own_run' + k, tenant: $tenant, user_id: $user_id, "
+        "provider: 'llm', at: datetime()}) "
+        "WITH count(*) AS made "
+        "MATCH (i:Interaction {id: 'int_said'}) "
+        "UNWIND ['said', 'alone', 'over'] AS id "
+        "CREATE (f:Fact {id: id, tenant: $tenant, user_id: $user_id, status: 'active', "
+        "created_at: datetime()}) "
+        "CREATE (:ConsolidationRun {id: id + '_run', tenant: $tenant, user_id: $user_id, "
+        "provider: 'person', at: datetime()})-[:PRODUCED]->(f) "
+        "FOREACH (_ IN CASE id WHEN 'said' THEN [1] ELSE [] END | CREATE (f)-[:DERIVED_FROM]->(i)) "
+        "WITH count(*) AS made "
+        "MATCH (over:Fact {id: 'over'}), (said:Fact {id: 'said'}) CREATE (over)-[:SUPERSEDES]->(said)",
+        owner,
+        database_=db.name,
+    )
+    await db.driver.execute_query("CALL db.clearQueryCaches()", database_=db.name)
+    return {name: (await profiled(db, name, **owner, **params))[1] for name, params in STATED.items()}
+
+
+@pytest.mark.parametrize("name", sorted(STATED))
+async def test_whether_a_person_stated_a_fact_is_read_from_the_fact(
+    crowded_runs: dict[str, list[tuple[str, str, int]]], name: str
+) -> None:
+    """The run that tells whether a person stated a fact is reached from the fact, never by
+    reading every run of the user by the runs' owner index (docs/design/graph-model.md#pinned-indexes)."""
+    operators = crowded_runs[name]
+    owner_reads = [(op, d, hits) for op, d, hits in operators if "ConsolidationRun(tenant, user_id)" in d]
+    assert owner_reads == [], operators
+    assert sum(hits for _, _, hits in operators) < 200, operators

@@ -6,8 +6,12 @@ UNWIND $ids AS fact_id
 MATCH (f:Fact {tenant: $tenant, user_id: $user_id, id: fact_id})
 USING INDEX SEEK f:Fact(id)
 WHERE NOT EXISTS { MATCH (f)-[:DERIVED_FROM]->() }
+// The run is reached from the fact, its owner checked past a DISTINCT (the planner moves a predicate
+// across a plain WITH, not across a DISTINCT): with the check in the MATCH, on some statistics the
+// planner read every run of the user by the runs' owner index (docs/design/graph-model.md#pinned-indexes).
 CALL (f) {
   MATCH (run:ConsolidationRun)-[:PRODUCED]->(f)
+  WITH DISTINCT run
   WHERE run.tenant = $tenant AND run.user_id = $user_id AND run.provider = $person
   RETURN run ORDER BY run.at LIMIT 1
 }

@@ -24,9 +24,11 @@ CALL () {
   // A fact a person stated (a run of $person produced it) answers, as when it was stated, in the
   // scopes of the facts it replaced too (beliefs/supersede.cypher). Those facts go first, the
   // oldest first, so a correction reads what it replaced already recomputed: each execution of
-  // the subquery below sees the scopes set by the ones before it.
+  // the subquery below sees the scopes set by the ones before it. The run is reached from the
+  // fact, its owner checked past a DISTINCT, as in forget/rederive_stated.
   WITH f, EXISTS {
     MATCH (r:ConsolidationRun)-[:PRODUCED]->(f)
+    WITH DISTINCT r
     WHERE r.tenant = $tenant AND r.user_id = $user_id AND r.provider = $person
   } AS stated
   ORDER BY stated, f.created_at
