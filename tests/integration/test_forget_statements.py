@@ -7,6 +7,7 @@ import uuid
 
 from graph.database import Database
 from graph.models import Owner
+from tests.support.engines import DIMENSION
 from tests.support.profiles import assert_read_by, profiled
 
 
@@ -110,3 +111,33 @@ async def test_turns_waiting_on_erased_episodes_are_found_from_those_episodes(
     # Only through the waiting-turn index; never the user's turns or every turn.
     assert_read_by(operators, "Interaction(tenant, user_id, awaits)")
     assert sum(hits for _, _, hits in operators) < 200, operators
+
+
+async def test_nodes_erased_by_id_are_read_by_id(db: Database, owner: Owner) -> None:
+    """A user with 2,000 nodes of each label: erasing two by id reads those two. The statements
+    take their label as a parameter, which `USING INDEX` cannot name; Neo4j's lookup by a dynamic
+    label seeks the id's unique index itself (docs/design/graph-model.md#pinned-indexes)."""
+    labels = {"Interaction": "int", "Episode": "epi", "Fact": "fact", "ConsolidationRun": "run"}
+    for label, prefix in labels.items():
+        await db.driver.execute_query(
+            "CYPHER 25 UNWIND range(1, 2000) AS k CREATE (:$($label) {id: $p + k, tenant: $t, user_id: $u})",
+            label=label,
+            p=f"{prefix}_{owner.tenant}_",
+            t=owner.tenant,
+            u=owner.user_id,
+            database_=db.name,
+        )
+    neutral = [1.0] + [0.0] * (DIMENSION - 1)
+    cases = {
+        "queries/forget/delete_nodes": ((7, 1500), {}),
+        "queries/forget/tombstone_nodes": ((8, 1600), {"neutral": neutral}),
+    }
+    for name, (picks, extra) in cases.items():
+        for label, prefix in labels.items():
+            ids = [f"{prefix}_{owner.tenant}_{k}" for k in picks]
+            rows, operators = await profiled(
+                db, name, **owner.params(), label=label, ids=ids, stat=None, **extra
+            )
+            assert rows == [{"erased": 2}], (name, label)
+            # 16 db hits an id, whatever the user holds.
+            assert sum(hits for _, _, hits in operators) < 100, (name, label, operators)

@@ -56,6 +56,10 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
         [("survivor", "Fact"), ("old", "Fact")],
     ),
     "queries/forget/delete_parts": ({"id": "int_1"}, [("i", "Interaction")]),
+    "queries/forget/delete_runs": (
+        {"node_ids": ["int_1", "epi_1", "fact_1"]},
+        [("n", "Episode"), ("n", "Fact"), ("n", "Interaction")],
+    ),
     "queries/forget/derived_ids": ({"id": "int_1"}, [("i", "Interaction"), ("f", "Fact")]),
     "queries/forget/mend_episode_chain": ({"id": "epi_1"}, [("e", "Episode")]),
     "queries/forget/plan_interaction": ({"id": "int_1", "person": "person"}, [("x", "Interaction")]),
