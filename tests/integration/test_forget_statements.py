@@ -117,7 +117,14 @@ async def test_nodes_erased_by_id_are_read_by_id(db: Database, owner: Owner) -> 
     """A user with 2,000 nodes of each label: erasing two by id reads those two. The statements
     take their label as a parameter, which `USING INDEX` cannot name; Neo4j's lookup by a dynamic
     label seeks the id's unique index itself (docs/design/graph-model.md#pinned-indexes)."""
-    labels = {"Interaction": "int", "Episode": "epi", "Fact": "fact", "ConsolidationRun": "run"}
+    labels = {
+        "Interaction": "int",
+        "Episode": "epi",
+        "Fact": "fact",
+        "ConsolidationRun": "run",
+        # A long turn's parts, which forgetting the user erases by id too.
+        "InteractionPart": "part",
+    }
     for label, prefix in labels.items():
         await db.driver.execute_query(
             "CYPHER 25 UNWIND range(1, 2000) AS k CREATE (:$($label) {id: $p + k, tenant: $t, user_id: $u})",
