@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from graph.backfill import backfill
@@ -72,3 +73,25 @@ async def test_backfill_restores_scopes_and_statistics_of_older_data(db: Databas
 
     again = await backfill(db)
     assert again.total == 0
+
+
+async def test_backfill_leaves_erased_nodes_empty(db: Database) -> None:
+    """A node forgetting emptied in place (forget/tombstone_nodes: label kept, Erased added, no
+    scopes, no word count) is no old data: a migration adds nothing to it."""
+    labels = ["Interaction", "Episode", "Fact"]
+    prefix = f"erased_{uuid.uuid4().hex}_"  # tombstone ids are random too
+    for label in labels:
+        await _rows(
+            db,
+            "CYPHER 25 CREATE (n:$($label):Erased {id: $id, tenant: '', user_id: '', erased: true})",
+            label=label,
+            id=prefix + label,
+        )
+    await backfill(db)
+    rows = await _rows(
+        db,
+        "MATCH (n:Erased) WHERE n.id STARTS WITH $prefix RETURN n.id AS id, keys(n) AS keys",
+        prefix=prefix,
+    )
+    assert sorted(r["id"] for r in rows) == sorted(prefix + label for label in labels)
+    assert all(sorted(r["keys"]) == ["erased", "id", "tenant", "user_id"] for r in rows), rows

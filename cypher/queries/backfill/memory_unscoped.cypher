@@ -1,11 +1,12 @@
 // Up to $batch episodes and facts written before scopes existed, as (tenant, user, ids) groups for
-// forget/rescope.cypher, which derives them from the interactions they rest on.
+// forget/rescope.cypher, which derives them from the interactions they rest on. Erased ones
+// (emptied in place by forget/tombstone_nodes) are no old data and stay empty.
 CALL () {
-  MATCH (e:Episode) WHERE e.scopes IS NULL
+  MATCH (e:Episode) WHERE e.scopes IS NULL AND NOT e:Erased
   RETURN e.tenant AS tenant, e.user_id AS user_id, e.id AS id, 'episode' AS kind
   LIMIT $batch
   UNION ALL
-  MATCH (f:Fact) WHERE f.scopes IS NULL
+  MATCH (f:Fact) WHERE f.scopes IS NULL AND NOT f:Erased
   RETURN f.tenant AS tenant, f.user_id AS user_id, f.id AS id, 'fact' AS kind
   LIMIT $batch
 }
