@@ -51,4 +51,3 @@ def test_a_corrupt_archive_is_rewritten_and_then_reused(jar_cache: Path, tmp_pat
     written = archive.stat().st_mtime_ns
     start_and_stop(fresh(jar_cache, tmp_path / "two"))
     assert archive.stat().st_mtime_ns == written, "a valid archive was rewritten, not used"
-
