@@ -268,8 +268,9 @@ def neo4j_logs(lines: int = typer.Option(50, min=0, help="Lines from the end of 
 
 @db_app.command("migrate")
 def db_migrate() -> None:
-    """Create missing constraints and indexes and bring older data up to date; refuse a database
-    built for another embedder or template."""
+    """Create missing constraints and indexes and bring older data up to date.
+
+    A database built for another embedder or template is refused."""
     import asyncio
     from dataclasses import asdict
 
@@ -303,8 +304,10 @@ def db_reembed(
         REEMBED_BATCH_SIZE, min=1, max=10_000, help="Nodes read, embedded and written back per transaction."
     ),
 ) -> None:
-    """Re-embed every interaction (through the template), episode and fact of every tenant with
-    the configured embedder and template, then record them. Resumable: Ctrl-C and run it again."""
+    """Re-embed every node of every tenant with the configured embedder and template.
+
+    Interactions (through the template), episodes and facts; then the embedder and template are
+    recorded. Resumable: Ctrl-C and run it again."""
     import asyncio
 
     from consolidation.providers.reembedding import reembed_database

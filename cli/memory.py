@@ -37,8 +37,9 @@ def ingest(
     sample: list[str] = typer.Option([], help="LoCoMo sample ids to ingest (default: all)."),
     batch: int = typer.Option(50, min=1, max=1000, help="Units per remember_batch call."),
 ) -> None:
-    """Remember every unit of a conversation file, consolidating as topics recur; each
-    conversation ends merged (no turn left waiting for its episode's batch merge).
+    """Remember every unit of a conversation file, consolidating as topics recur.
+
+    Each conversation ends merged (no turn left waiting for its episode's batch merge).
 
     Units whose source_ref is stored already (a file ingested again) are not written twice: the
     summary line counts them apart from the new ones."""
@@ -140,8 +141,9 @@ def recall(
         "an offset names the asker's calendar.",
     ),
 ) -> None:
-    """Print what memory recalls for a query, layer by layer, with scores and sources; with
-    --tokens, the assembled context an LLM would read."""
+    """Print what memory recalls for a query, layer by layer, with scores and sources.
+
+    With --tokens, the context assembled across the layers that an LLM would read."""
     import asyncio
 
     from rich.console import Console

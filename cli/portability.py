@@ -27,8 +27,10 @@ def export(
     tenant: str = typer.Option("default", help="Tenant the user belongs to."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
 ) -> None:
-    """Write every interaction, episode version, fact, consolidation run and event of one user, and
-    every edge among them, as JSON Lines: a header line, then nodes, then edges (no vectors)."""
+    """Write one user's memory as JSON Lines: a header line, then nodes, then edges.
+
+    Every interaction, episode version, fact, consolidation run and event of the user, and every
+    edge among them; no vectors."""
     import asyncio
 
     from consolidation.portability import dump
@@ -63,9 +65,11 @@ def import_(
         None, exists=True, dir_okay=False, help="The export (default: stdin)."
     ),
 ) -> None:
-    """Rebuild an exported user under this tenant and user: the whole file is checked first
-    (nothing is written if any line is bad or its schema version is newer), every vector is
-    embedded again with the configured embedder, and a rerun writes the same nodes again."""
+    """Rebuild an exported user under this tenant and user.
+
+    The whole file is checked first (nothing is written if any line is bad or its schema version
+    is newer), every vector is embedded again with the configured embedder, and a rerun writes the
+    same nodes again."""
     import asyncio
     import json
 

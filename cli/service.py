@@ -265,8 +265,9 @@ def keys_list(
 
 @keys_app.command("revoke")
 def keys_revoke(key_id: str = typer.Argument(..., help="The key's id (from `recmem keys list`).")) -> None:
-    """Revoke a key: every request with it is refused from now on. A key revoked already keeps
-    its first revocation time, and the command says so with status 1."""
+    """Revoke a key: every request with it is refused from now on.
+
+    A key revoked already keeps its first revocation time, and the command says so with status 1."""
     from graph.validation import require_name
 
     require_name("key id", key_id)
