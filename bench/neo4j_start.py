@@ -8,9 +8,10 @@ gone). The runs share one jar folder of their own (the cached jars linked into a
 so the first run meets it as a first install does and the later ones as every later start does;
 the first run is reported apart. `--busy N` keeps N busy loops running meanwhile (a loaded
 machine, as CI's), killed at the end; `--no-archive` starts without the class archive
-(graph/local_server.py's class_archive_flags), the code as before it, for an A/B under the same
-load. Prints one JSON object: wall seconds, and the CPU seconds of the admin JVM and of the server
-JVM until Bolt answered, which other work on a shared machine moves much less.
+(RECMEM_NEO4J_CLASS_ARCHIVE=off, docs/operations.md#start-time), the code as before it, for an
+A/B under the same load. Prints one JSON object: wall seconds, and the CPU seconds of the admin
+JVM and of the server JVM until Bolt answered, which other work on a shared machine moves much
+less.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import graph.local_server
 from bench.machine import loadavg, machine_info
 from graph.local_server import LocalNeo4j, java_major
 from graph.settings import Neo4jSettings
@@ -57,9 +57,11 @@ def shared_jar_cache(root: Path) -> Path:
     return root
 
 
-def one_run(jar_cache: Path, root: Path, index: int) -> dict[str, float]:
+def one_run(jar_cache: Path, root: Path, index: int, archive: bool) -> dict[str, float]:
     home = root / f"home-{index}"
-    settings = Neo4jSettings(home=home, port=free_port(), jar_cache=jar_cache, password=None)
+    settings = Neo4jSettings(
+        home=home, port=free_port(), jar_cache=jar_cache, password=None, class_archive=archive
+    )
     server = LocalNeo4j(settings)
     lib, java = server.ensure_jars(), server.java_binary()
     server.write_config()
@@ -100,13 +102,13 @@ def summary(runs: list[dict[str, float]]) -> dict[str, Any]:
     return {key: statistics.median(run[key] for run in runs) for key in runs[0]} if runs else {}
 
 
-def measure(runs: int, busy: int) -> dict[str, Any]:
+def measure(runs: int, busy: int, archive: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="neo4j-start-") as folder, busy_loops(busy):
         root = Path(folder)
         jar_cache = shared_jar_cache(root / "jars")
         results = []
         for index in range(runs):
-            results.append(one_run(jar_cache, root, index))
+            results.append(one_run(jar_cache, root, index, archive))
             print(f"run {index}: {results[-1]}", file=sys.stderr, flush=True)
         extra = sorted(p.name for p in (jar_cache / Neo4jSettings().version).iterdir() if p.name != "lib")
     return {
@@ -123,17 +125,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--busy", type=int, default=0, help="Busy loops running meanwhile.")
     parser.add_argument("--no-archive", action="store_true", help="Start without the class archive.")
     args = parser.parse_args(argv)
-    if args.no_archive:
-        graph.local_server.class_archive_flags = lambda major, archive: []
-    java = LocalNeo4j(Neo4jSettings()).java_binary()
+    settings = Neo4jSettings()  # refuses a bad RECMEM_NEO4J_* value before any run
+    archive = settings.class_archive and not args.no_archive
+    java = LocalNeo4j(settings).java_binary()
     report = {
         "runs": args.runs,
         "busy_loops": args.busy,
-        "class_archive": not args.no_archive,
+        "class_archive": archive,
         "java": str(java),
         "java_major": java_major(java),
         "machine": machine_info(),
-        **measure(args.runs, args.busy),
+        **measure(args.runs, args.busy, archive),
         "load_average_at_end": loadavg(),
     }
     print(json.dumps(report, indent=2))

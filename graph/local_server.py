@@ -150,6 +150,13 @@ class LocalNeo4j:
         shares it; one per JDK release, so two JDKs do not overwrite each other's."""
         return self.lib_dir.parent / f"server-java{java_major(java)}.jsa"
 
+    def archive_flags(self, java: Path, major: int) -> list[str]:
+        """class_archive_flags for the server on `java`, a JDK `major`: none when the settings
+        turn the archive off (RECMEM_NEO4J_CLASS_ARCHIVE)."""
+        if not self.settings.class_archive:
+            return []
+        return class_archive_flags(major, self.class_archive(java))
+
     # -- configuration -------------------------------------------------------------------------
 
     def write_config(self) -> Path:
@@ -215,7 +222,7 @@ class LocalNeo4j:
             f"-Xms{self.settings.heap}",
             f"-Xmx{self.settings.heap}",
             *JVM_FLAGS,
-            *class_archive_flags(java_major(java), self.class_archive(java)),
+            *self.archive_flags(java, java_major(java)),
             "-cp",
             f"{lib}/*",
             ENTRY_CLASS,

@@ -64,6 +64,9 @@ class Neo4jSettings(BaseSettings):
     pagecache: str = "256m"
     # Off only on explicit request, and only ever with Bolt bound to loopback.
     auth_enabled: bool = True
+    # Class-data sharing of the jars' classes between starts (docs/operations.md#start-time);
+    # off (`false` or `off`) starts the server reading every class from the jars.
+    class_archive: bool = True
 
     @field_validator("uri")
     @classmethod
