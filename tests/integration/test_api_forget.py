@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import graph.database
 import graph.forget
 from consolidation.consolidating.consolidator import EpisodeInput
 from consolidation.consolidating.offline import OfflineConsolidator
@@ -788,7 +789,7 @@ async def test_a_forget_that_erases_no_fact_asks_nothing_about_replaced_ones(
     hello, rex = [s.id for s in await InteractionStore(db, DIMENSION).write_batch(owner, items)]
     await _facts_in_turn(db, owner, embedder, 1, rex, [("Alice's dog is called Rex.", [])])
     ran: list[str] = []
-    statement = graph.forget.run
+    statement = graph.database.run  # what graph.forget imports and calls as `run`
 
     async def counted(tx: Any, name: str, params: Any) -> Any:
         ran.append(name)

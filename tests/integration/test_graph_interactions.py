@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -124,8 +125,12 @@ async def test_full_text_escapes_lucene_syntax(db: Database, owner: Owner, embed
     ],
 )
 async def test_invalid_input_raises_and_writes_nothing(
-    db: Database, owner: Owner, embedder: HashingEmbedder, mutate, message
-) -> None:  # type: ignore[no-untyped-def]
+    db: Database,
+    owner: Owner,
+    embedder: HashingEmbedder,
+    mutate: Callable[[NewInteraction], NewInteraction],
+    message: str,
+) -> None:
     """What the store checks itself: the vectors, against its index."""
     store = InteractionStore(db, DIMENSION)
     good, bad = _items(embedder, ["fine text", "bad text"])

@@ -25,11 +25,13 @@ from graph.database import Database
 from graph.local_server import LocalNeo4j
 from graph.models import Owner
 from graph.settings import Neo4jSettings
-from harness.serve_process import ServeProcess as Service
+from harness.serve_process import ServeProcess, serving
 from harness.serve_process import free_port as free_port
 from harness.serve_process import free_ports as free_ports
-from harness.serve_process import serving
 from tests.support.serve import serve_env
+
+# What the fault tests call the service process they start.
+Service = ServeProcess
 
 SERVICE_READY_S = 90.0
 T = TypeVar("T")

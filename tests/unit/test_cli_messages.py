@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from cli import defaults
-from cli.main import START_HINT, app, classify
+from cli.analytics import START_HINT
+from cli.main import app, classify
 from consolidation.providers.calibration import DEFAULT_TARGET, DEFAULT_THETA_COUNT
 from consolidation.providers.reembedding import DEFAULT_BATCH_SIZE
 from consolidation.settings import EmbedderKind
