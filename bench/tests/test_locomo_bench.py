@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from pydantic import SecretStr
@@ -28,6 +28,7 @@ from bench.locomo.data import Question, load_samples, normalize_dia_id, pair_uni
 from bench.locomo.markdown import markdown_report, target_lines
 from bench.locomo.modes import mode_settings
 from bench.locomo.report import build_report
+from bench.locomo.results import ByCategory, GroupSummary, Meta, ModeReport, VariantReport
 from bench.locomo.scoring import (
     QuestionResult,
     answer_in_evidence,
@@ -301,10 +302,14 @@ def test_summary_report_and_targets() -> None:
         "calibration": None,
         "wall_s": {"embedding": 1.0, "total": 2.0},
     }
-    report = build_report(meta, constructions, questions, {"recmem": 1.0, "eager": 1.0, "raw": 1.0})
+    # build_report copies the meta it is given: these keys stand for a run's.
+    report = build_report(
+        cast(Meta, meta), constructions, questions, {"recmem": 1.0, "eager": 1.0, "raw": 1.0}
+    )
     recmem = report["modes"]["recmem"]["construction"]
     assert recmem["prompt_tokens"] == 80 and recmem["llm_calls"] == 2
-    assert recmem["server_usage_log"]["agrees_with_runs"] is True
+    usage = recmem["server_usage_log"]
+    assert usage is not None and usage["agrees_with_runs"] is True
     assert report["modes"]["raw"]["construction"]["server_usage_log"] is None
     assert report["targets"]["prompt_tokens_vs_eager"] == {"ratio": 0.08, "limit": 0.1, "met": True}
     recall_target = report["targets"]["evidence_recall_vs_raw"]
@@ -322,7 +327,7 @@ def test_summary_report_and_targets() -> None:
     assert worse["evidence_recall_vs_raw"]["met"] is False
 
 
-def group(evidence: float, answers: float, sessions: float | None = None) -> dict[str, Any]:
+def group(evidence: float, answers: float, sessions: float | None = None) -> GroupSummary:
     """A GroupSummary with these means at 500 and 1,000 tokens."""
     at = {"evidence_recall": evidence, "answer_recall": answers, "context_tokens": 400.0}
     summary: dict[str, Any] = {
@@ -335,17 +340,18 @@ def group(evidence: float, answers: float, sessions: float | None = None) -> dic
     }
     if sessions is not None:
         summary["session_recall"] = {"5": sessions, "10": sessions}
-    return summary
+    return cast(GroupSummary, summary)
 
 
-def mode(by: dict[str, Any]) -> Any:
-    return {"construction": {}, "recall": {"wall_s": 0.0, "by_category": by}}
+def mode(by: ByCategory) -> ModeReport:
+    """A mode's report with its recall alone: what check_targets reads."""
+    return cast(ModeReport, {"construction": {}, "recall": {"wall_s": 0.0, "by_category": by}})
 
 
 def test_issue_lines_judge_locomo_against_raw_for_each_recmem_row() -> None:
     raw = {c: group(0.5, 0.5) for c in ("1", "2", "3", "4", "all")}
     ours = {**{c: group(0.56, 0.55) for c in ("1", "3", "4", "all")}, "2": group(0.56, 0.6)}
-    lines = budget_lines("recmem", ours, raw, 500)  # type: ignore[arg-type]
+    lines = budget_lines("recmem", ours, raw, 500)
     assert [(line["what"], line["difference"], line["met"]) for line in lines] == [
         ("evidence, all", 0.06, True),
         ("answer tokens, all", 0.05, True),
@@ -354,8 +360,11 @@ def test_issue_lines_judge_locomo_against_raw_for_each_recmem_row() -> None:
     ]
     # One category below raw in answer tokens, a smaller margin overall: those lines fail.
     planned = {**ours, "4": group(0.56, 0.49), "all": group(0.55, 0.55)}
-    variants = {"recmem+planner": {"by_category": planned}, "raw+planner": {"by_category": ours}}
-    targets = check_targets({"recmem": mode(ours), "raw": mode(raw)}, variants)  # type: ignore[arg-type]
+    variants: dict[str, VariantReport] = {
+        "recmem+planner": {"by_category": planned},
+        "raw+planner": {"by_category": ours},
+    }
+    targets = check_targets({"recmem": mode(ours), "raw": mode(raw)}, variants)
     judged = targets["at_tokens_vs_raw"]
     assert {(line["row"], line["budget"]) for line in judged} == {
         (row, budget) for row in ("recmem", "recmem+planner") for budget in (500, 1000)
@@ -375,7 +384,7 @@ def test_issue_lines_judge_longmemeval_types_and_session_recall() -> None:
     raw = {c: group(0.5, 0.5) for c in ("1", "2", "3", "4", "all", "lme:temporal-reasoning")}
     raw["lme:knowledge-update"] = group(1.0, 1.0)
     ours = {**raw, "all": group(0.6, 0.56, sessions=0.9), "lme:temporal-reasoning": group(0.6, 0.58)}
-    targets = check_targets({"recmem": mode(ours), "raw": mode(raw)})  # type: ignore[arg-type]
+    targets = check_targets({"recmem": mode(ours), "raw": mode(raw)})
     judged = {(line["budget"], line["what"]): line for line in targets["at_tokens_vs_raw"]}
     assert judged[(500, "answer tokens, all")]["met"] is True
     assert judged[(1000, "answer tokens, temporal-reasoning")]["difference"] == 0.08
@@ -390,11 +399,13 @@ def test_issue_lines_judge_longmemeval_types_and_session_recall() -> None:
 def test_usage_log_disagreement_is_reported() -> None:
     built = construction(80, 2)
     built.http_prompt_tokens = 81
-    assert built.to_json()["server_usage_log"]["agrees_with_runs"] is False
+    usage = built.to_json()["server_usage_log"]
+    assert usage is not None and usage["agrees_with_runs"] is False
     total = Construction()
     total.add(construction(80, 2))
     total.add(construction(20, 2))
-    assert total.to_json()["prompt_tokens"] == 100 and total.to_json()["server_usage_log"]["http_calls"] == 4
+    usage = total.to_json()["server_usage_log"]
+    assert total.to_json()["prompt_tokens"] == 100 and usage is not None and usage["http_calls"] == 4
 
 
 def test_markdown_table_escapes_pipes() -> None:

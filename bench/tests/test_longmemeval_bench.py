@@ -79,6 +79,7 @@ def test_questions_keep_their_type_and_day(tmp_path: Path) -> None:
 
 def test_sessions_rank_by_their_best_item() -> None:
     def hit(hid: str, ids: list[str], score: float) -> RecallHit:
+        # arg-type: no item; ranking sessions reads a hit's interaction ids and rank alone.
         return RecallHit("subconscious", hid, "t", 0.5, None, ids, None, rank_score=score)  # type: ignore[arg-type]
 
     recall = Recall("q", None, [hit("a", ["i1"], 0.1), hit("b", ["i2"], 0.3), hit("c", ["i3"], 0.2)], [], [])

@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import pytest
 
 from bench.commands import shown_command
 from bench.service import TARGET_SIZE, Salads, floors, percentile, summary, targets
+from bench.service.results import EmbedderRun
 from bench.tests.support import run_bench
 from consolidation.providers.embedders.hashing import HashingEmbedder
 from graph.settings import Neo4jSettings
@@ -37,12 +38,16 @@ def test_salads_do_not_recur(embedder: HashingEmbedder) -> None:
     assert similarity.max() < 0.7
 
 
-def _hashing(recall_p50: float, recall_p99: float, remember_p50: float, ingest: float) -> dict[str, Any]:
-    return {
-        "recall": {str(TARGET_SIZE): {"latency": {"p50_ms": recall_p50, "p99_ms": recall_p99}}},
-        "remember_inline": {"latency": {"p50_ms": remember_p50}},
-        "batch_ingest": {"interactions_per_s": ingest},
-    }
+def _hashing(recall_p50: float, recall_p99: float, remember_p50: float, ingest: float) -> EmbedderRun:
+    """The figures `targets` reads of a run, without the rest of its report."""
+    return cast(
+        EmbedderRun,
+        {
+            "recall": {str(TARGET_SIZE): {"latency": {"p50_ms": recall_p50, "p99_ms": recall_p99}}},
+            "remember_inline": {"latency": {"p50_ms": remember_p50}},
+            "batch_ingest": {"interactions_per_s": ingest},
+        },
+    )
 
 
 def test_targets_are_judged_per_figure() -> None:
@@ -60,7 +65,7 @@ def test_floors_compare_the_database_share_with_each_target() -> None:
         "engine_remember_write_only": {"p50_ms": 9.0},
         "neo4j_commit_unindexed_write": {"p50_ms": 4.5},
     }
-    found = floors({"profile_in_process": profile})
+    found = floors(cast(EmbedderRun, {"profile_in_process": profile}))
     assert found is not None
     assert found["recall_p50"]["floor_ms"] == 24.0 and found["recall_p50"]["floor_above_target"] is True
     assert found["remember_p50"]["floor_ms"] == 9.0 and found["remember_p50"]["floor_above_target"] is False
@@ -198,9 +203,15 @@ def test_recorded_commands_hide_passwords() -> None:
 
 
 def test_statements_run_together_are_replayed_together() -> None:
+    from bench.service.floors import Params
     from bench.service.floors import waves as _waves
 
-    recorded = [("b", {}, 0.0, 5.0), ("a", {}, 0.1, 4.0), ("c", {}, 6.0, 7.0), ("d", {}, 6.5, 8.0)]
+    recorded: list[tuple[str, Params, float, float]] = [
+        ("b", {}, 0.0, 5.0),
+        ("a", {}, 0.1, 4.0),
+        ("c", {}, 6.0, 7.0),
+        ("d", {}, 6.5, 8.0),
+    ]
     assert [[name for name, _ in wave] for wave in _waves(recorded)] == [["b", "a"], ["c", "d"]]
 
 
@@ -262,7 +273,7 @@ def test_overheads_put_each_request_beside_its_floor() -> None:
             "engine_recall": {"p50_ms": 16.0},
         },
     }
-    found = overheads(result)
+    found = overheads(cast(EmbedderRun, result))
     assert found is not None
     assert found["remember_p50"]["gap_p50_ms"] == 2.0 and found["remember_p50"]["within_allowed_gap"] is True
     assert found["recall_p50"]["gap_p50_ms"] == 5.0 and found["recall_p50"]["within_allowed_gap"] is False

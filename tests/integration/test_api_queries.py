@@ -239,7 +239,8 @@ async def test_interactions_paginate_forward_and_backward(story: Story) -> None:
         after = page["pageInfo"]["endCursor"]
     assert seen == story.interactions
 
-    back, before = [], None
+    back: list[str] = []
+    before: str | None = None
     while True:
         page = await _page(story.caller, last=2, before=before)
         back = [e["node"]["id"] for e in page["edges"]] + back

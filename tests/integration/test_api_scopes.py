@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 
 from starlette.applications import Starlette
@@ -323,7 +323,7 @@ SEMANTIC = """query($user: ID!, $q: String!, $filter: RecallFilter) {
   user(id: $user) { facts(first: 100, filter: $filter, status: ACTIVE) { nodes { id } } } }"""
 
 
-async def _found(caller: Caller, user: str, scope: dict[str, object] | None) -> set[str]:
+async def _found(caller: Caller, user: str, scope: Mapping[str, object] | None) -> set[str]:
     """The facts a filtered recall finds, checked against the filtered listing."""
     data = await caller.gql(SEMANTIC, {"user": user, "q": "allergic to penicillin", "filter": scope})
     recalled = {hit["fact"]["id"] for hit in data["recall"]["semantic"]}

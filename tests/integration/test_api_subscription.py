@@ -11,6 +11,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.typing import Subprotocol
 
 from api.app import create_app
 from consolidation.forgetting.keys import AccessKeys
@@ -27,7 +28,7 @@ from tests.support.api import (
     unit,
 )
 
-PROTOCOL = "graphql-transport-ws"
+PROTOCOL = Subprotocol("graphql-transport-ws")
 SUBSCRIBE = """subscription($u: ID!) { consolidations(userId: $u) {
   userId action triggerId episodeId previousEpisodeId episode { id version current } facts { text }
   supersededFactIds consolidatedIds } }"""
@@ -58,7 +59,7 @@ async def _open(
     live: str, *, header: str | None = None, payload: dict[str, Any] | None = None
 ) -> ClientConnection:
     headers = {"authorization": header} if header else None
-    ws = await connect(f"ws://{live}/graphql", subprotocols=[PROTOCOL], additional_headers=headers)  # type: ignore[list-item]
+    ws = await connect(f"ws://{live}/graphql", subprotocols=[PROTOCOL], additional_headers=headers)
     await ws.send(json.dumps({"type": "connection_init", "payload": payload or {}}))
     return ws
 

@@ -16,6 +16,7 @@ import pytest
 from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
 
 from api.app import create_app
 from api.websocket import GuardedTransportWS
@@ -26,7 +27,7 @@ from graph.database import Database
 from graph.models import Owner
 from tests.support.api import make_api_settings, make_engine, serve_app
 
-PROTOCOL = "graphql-transport-ws"
+PROTOCOL = Subprotocol("graphql-transport-ws")
 SUBSCRIBE = "subscription($u: ID!) { consolidations(userId: $u) { action } }"
 BURST = 3
 MAX_OPERATIONS = 2
@@ -70,7 +71,7 @@ async def _open(live: Live, key: Key, *, in_header: bool) -> ClientConnection:
     headers = {"authorization": f"Bearer {key.secret}"} if in_header else None
     ws = await connect(
         f"ws://{live.address}/graphql",
-        subprotocols=[PROTOCOL],  # type: ignore[list-item]
+        subprotocols=[PROTOCOL],
         additional_headers=headers,
         max_size=None,
     )

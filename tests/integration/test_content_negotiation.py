@@ -8,6 +8,7 @@ for request errors. The second half checks other MUST/SHOULD points of the spec 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import httpx
 import pytest
@@ -26,7 +27,7 @@ REQUEST_ERRORS = {
 }
 
 
-async def _post(caller: Caller, accept: str | None, body: dict[str, object]) -> httpx.Response:
+async def _post(caller: Caller, accept: str | None, body: Mapping[str, object]) -> httpx.Response:
     """POST /graphql with exactly this Accept; None sends none (httpx adds `*/*` by default)."""
     request = caller.http.build_request(
         "POST", "/graphql", json=body, headers={"authorization": f"Bearer {caller.key}"}

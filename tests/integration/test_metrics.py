@@ -95,6 +95,7 @@ async def test_failed_passes_are_counted_by_class(db: Database, owner: Owner) ->
     async def broken(*args: Any, **kwargs: Any) -> Any:
         raise StoreUnavailable("Neo4j is not reachable: scripted")
 
+    # method-assign: replaced on this engine alone; a scripted outage of its store.
     engine.leases.wait_acquire = broken  # type: ignore[method-assign]
     # Inline after a write: the write stands, the failure is counted once.
     remembered = await engine.remember(owner, unit(SUSHI[0], 0))
@@ -194,6 +195,7 @@ async def test_backlog_gauges_are_nan_when_neo4j_does_not_answer(db: Database) -
     async def down(*args: Any, **kwargs: Any) -> Any:
         raise StoreUnavailable("Neo4j is not reachable: scripted")
 
+    # method-assign: replaced on this engine alone; a scripted outage of its store.
     engine.leases.backlog = down  # type: ignore[method-assign]
     try:
         await engine.backlog()

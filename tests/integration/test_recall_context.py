@@ -121,9 +121,9 @@ def test_context_is_ordered_facts_episodes_turns_each_in_time_order() -> None:
         "Episodes:",
         f"- [{day_text(T0 + timedelta(days=3))}] Caroline talked about painting.",
         "Conversation:",
-        f"{day_text(early.at)}:",  # type: ignore[arg-type]
+        f"{day_text(T0 + timedelta(days=1))}:",
         "- Caroline: early turn",
-        f"{day_text(late.at)}:",  # type: ignore[arg-type]
+        f"{day_text(T0 + timedelta(days=5))}:",
         "- Caroline: late turn",
     ]
     assert [i.line for i in context.items] == [line for line in lines if line.startswith("- ")]
@@ -331,7 +331,8 @@ async def test_a_bad_token_budget_is_refused(db: Database, owner: Owner, tokens:
 
 def _vectors(rng: np.random.Generator, n: int) -> np.ndarray:
     raw = rng.standard_normal((n, DIMENSION)).astype(np.float32)
-    return raw / np.linalg.norm(raw, axis=1, keepdims=True)
+    unit: np.ndarray = raw / np.linalg.norm(raw, axis=1, keepdims=True)
+    return unit
 
 
 async def _load(db: Database, owner: Owner, vectors: np.ndarray) -> list[str]:

@@ -11,7 +11,7 @@ from consolidation.engine import MemoryEngine
 from consolidation.providers.embedders.hashing import HashingEmbedder
 from consolidation.types import Recall, Unit
 from graph.database import Database
-from graph.models import Owner
+from graph.models import Interaction, Owner
 from graph.recall import LexicalQuery, RecallSearch
 from tests.support.engines import DIMENSION, engine_settings
 
@@ -119,7 +119,8 @@ async def test_an_aggregation_gathers_turns_across_sessions(db: Database, owner:
     engine = await _engine(db, owner, said)
     found = await engine.recall(owner, "What activities does Sam enjoy?", tokens=120)
     assert found.context is not None
-    sessions = {c.hit.item.session_id for c in found.context.items if c.hit.layer == "subconscious"}
+    turns = [c.hit.item for c in found.context.items]
+    sessions = {turn.session_id for turn in turns if isinstance(turn, Interaction)}
     assert len(sessions) >= 4, found.context.text
 
 

@@ -86,7 +86,8 @@ async def expected_vector(
         text = template.render(node["text"], node["speaker"], node["occurred_at"].to_native())
     else:
         text = node["summary"] if node["label"] == "Episode" else node["text"]
-    return (await embedder.embed([text]))[0]
+    vector: Vectors = (await embedder.embed([text]))[0]
+    return vector
 
 
 async def assert_embedded_for(

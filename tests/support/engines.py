@@ -3,6 +3,8 @@ an engine over the local LLM server, and who holds a user's lease."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from consolidation.consolidating.llm_consolidator import LLMConsolidator
 from consolidation.engine import MemoryEngine
 from consolidation.providers.embedders.hashing import HashingEmbedder
@@ -20,9 +22,10 @@ DIMENSION = 384
 TEST_TEMPLATE = "{text}"
 
 
-def engine_settings(**overrides: object) -> EngineSettings:
+def engine_settings(**overrides: Any) -> EngineSettings:
     # Inline, so that a test sees each remember's consolidation in its result.
-    base: dict[str, object] = {
+    # Any: EngineSettings checks each value, as it does a RECMEM_* variable.
+    base: dict[str, Any] = {
         "theta_sim": 0.3,
         "theta_count": 3,
         "merge_threshold": 0.75,
@@ -31,7 +34,7 @@ def engine_settings(**overrides: object) -> EngineSettings:
         "consolidation_mode": "inline",
         "embedding_template": TEST_TEMPLATE,
     }
-    return EngineSettings(**(base | overrides))  # type: ignore[arg-type]
+    return EngineSettings(**(base | overrides))
 
 
 def llm_engine(db: Database, server: LocalLLMServer, **overrides: object) -> MemoryEngine:

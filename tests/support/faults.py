@@ -166,6 +166,7 @@ def scope_sweeper(engine: MemoryEngine, tenant: str) -> None:
     async def scoped_due(limit: int, quiet_s: float, skip: Collection[Owner] = ()) -> list[Owner]:
         return [o for o in await due_users(100_000, quiet_s, skip) if o.tenant == tenant][:limit]
 
+    # method-assign: replaced on this engine's stores alone, which see only its tenant's users.
     engine.stores.leases.unattended = scoped  # type: ignore[method-assign]
     engine.stores.waiting.due_users = scoped_due  # type: ignore[method-assign]
 

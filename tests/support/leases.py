@@ -25,6 +25,7 @@ class Stalled:
         self.go = asyncio.Event()
         self.tasks: list[str] = []
         self._pending = engine.stores.interactions.pending
+        # method-assign: replaced on this engine alone; its store stalls until released.
         engine.stores.interactions.pending = self._stalled  # type: ignore[method-assign]
 
     async def _stalled(self, owner: Owner, *args: Any, **kwargs: Any) -> Any:

@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.typing import Subprotocol
 
 
 @dataclass
@@ -52,7 +53,7 @@ async def open_ws(base: str, key: str) -> ClientConnection:
     """A graphql-transport-ws connection to the service at `base`, initialised and acknowledged."""
     ws = await connect(
         base.replace("http://", "ws://") + "/graphql",
-        subprotocols=["graphql-transport-ws"],  # type: ignore[list-item]
+        subprotocols=[Subprotocol("graphql-transport-ws")],
         additional_headers={"authorization": f"Bearer {key}"},
     )
     await ws.send(json.dumps({"type": "connection_init", "payload": {}}))

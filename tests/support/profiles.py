@@ -3,6 +3,7 @@ index and does not grow with other tenants' data or the user's whole history."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from graph.cypher import statement
@@ -22,7 +23,7 @@ def operators_of(plan: dict[str, Any]) -> list[tuple[str, str, int]]:
     return list(_operators(plan))
 
 
-def _operators(plan: dict[str, Any]) -> Any:
+def _operators(plan: dict[str, Any]) -> Iterator[tuple[str, str, int]]:
     name = str(plan.get("operatorType", "")).split("@")[0]
     yield name, str(plan.get("args", {}).get("Details", "")), int(plan.get("dbHits", 0))
     for child in plan.get("children", []):
@@ -33,7 +34,9 @@ async def planned(db: Database, name: str, **params: Any) -> list[tuple[str, str
     """(operator, details) of every operator of the statement's plan, by EXPLAIN: nothing runs, so
     any parameter values of the right types do."""
     result = await db.driver.execute_query("EXPLAIN " + statement(name), params, database_=db.name)
-    return [(name, details) for name, details, _ in _operators(result.summary.plan)]
+    plan = result.summary.plan
+    assert plan is not None
+    return [(name, details) for name, details, _ in _operators(plan)]
 
 
 def assert_read_by(operators: list[Any], *indexes: str) -> None:

@@ -145,6 +145,7 @@ def watch_flight(engine: MemoryEngine, hold_s: float) -> Flight:
         finally:
             flight.now.discard(owner)
 
+    # method-assign: replaced on this engine alone; it counts the users in its passes.
     engine.consolidate = watched  # type: ignore[method-assign]
     return flight
 
@@ -159,6 +160,7 @@ def stall_passes(engine: MemoryEngine, users: set[Owner]) -> None:
         await asyncio.sleep(60)
         return await pending(owner, *args, **kwargs)
 
+    # method-assign: replaced on this engine alone; its store stalls.
     engine.stores.interactions.pending = stalled  # type: ignore[method-assign]
 
 

@@ -44,7 +44,8 @@ def synthetic_stream(seed: int, units: int = 60, dimension: int = 32) -> np.ndar
         for i in range(units)
     ]
     matrix = np.asarray(rows, dtype=np.float32)
-    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit: np.ndarray = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    return unit
 
 
 def test_recurrence_score_is_the_kth_best_predecessor_cosine() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from typer.testing import CliRunner
@@ -97,7 +98,7 @@ def test_the_start_hint_is_added_once(message: str, hinted: bool) -> None:
 
 def test_the_parse_time_defaults_match_the_service() -> None:
     """cli/defaults.py stands in for these so that `recmem --help` need not import them."""
-    assert defaults.EmbedderKind.__args__ == EmbedderKind.__args__  # type: ignore[attr-defined]
+    assert get_args(defaults.EmbedderKind) == get_args(EmbedderKind)
     assert defaults.CALIBRATION_TARGET == DEFAULT_TARGET
     assert defaults.CALIBRATION_THETA_COUNT == DEFAULT_THETA_COUNT
     assert defaults.REEMBED_BATCH_SIZE == DEFAULT_BATCH_SIZE

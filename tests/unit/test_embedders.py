@@ -202,7 +202,7 @@ def minilm_int8() -> OnnxMiniLMEmbedder:
 
 def test_minilm_onnx_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RECMEM_EMBEDDER_KIND", raising=False)
-    assert EmbedderSettings(_env_file=None).kind == "minilm"  # type: ignore[call-arg]
+    assert EmbedderSettings(_env_file=None).kind == "minilm"
 
 
 def _reference_cosines(embedder: OnnxMiniLMEmbedder) -> tuple[list[str], npt.NDArray[np.float32]]:

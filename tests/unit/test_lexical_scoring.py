@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from graph.lexical import K1, B, query_terms, rank, stored_length, words
 
 
-def _item(n: int, text: str) -> dict[str, str]:
+def _item(n: int, text: str) -> dict[str, Any]:
     return {"id": f"i{n:02d}", "text": text}
 
 

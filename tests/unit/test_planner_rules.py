@@ -55,8 +55,8 @@ def test_a_window_resolves_against_the_day_asked(question: str, start: date, end
     assert window.text.lower() in question.lower()
 
 
-def _utc(*parts: int) -> datetime:
-    return datetime(*parts, tzinfo=UTC)
+def _utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=UTC)
 
 
 # Near midnight in +05:00 and -08:00 the question's own day differs from its UTC day: the

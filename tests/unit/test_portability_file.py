@@ -25,7 +25,12 @@ WHEN = {"$datetime": "2024-05-01T09:00:00.123456789+00:00"}
 def lines() -> list[dict[str, Any]]:
     turn = {"text": "I love sushi.", "speaker": "alice", "occurred_at": WHEN, "seq": 1, "tags": ["a"]}
     turn |= {"consolidated": False}
-    fact = {"text": "Alice loves sushi.", "kind": "preference", "status": "active", "source": "int_1"}
+    fact: dict[str, Any] = {
+        "text": "Alice loves sushi.",
+        "kind": "preference",
+        "status": "active",
+        "source": "int_1",
+    }
     fact |= {"valid_from": WHEN, "created_at": WHEN}
     return [
         {

@@ -12,7 +12,7 @@ from consolidation.types import MetadataCondition, RecallFilters, Unit
 from consolidation.writing.checks import check_batch
 from graph.errors import InvalidInput
 from graph.models import Owner
-from graph.scopes import metadata_json, metadata_problem, scope_tokens, scoped_ids
+from graph.scopes import Metadata, metadata_json, metadata_problem, scope_tokens, scoped_ids
 
 OWNER = Owner("t", "u")
 
@@ -62,7 +62,7 @@ def test_each_rule_names_its_key(metadata: dict[str, object], words: str) -> Non
 
 
 def test_a_valid_map_passes_and_is_stored_as_sorted_json() -> None:
-    metadata = {"topic": "travel", "priority": 2, "pinned": False, "tags": ["a", "b"], "w": 0.5}
+    metadata: Metadata = {"topic": "travel", "priority": 2, "pinned": False, "tags": ["a", "b"], "w": 0.5}
     assert metadata_problem(metadata) is None
     assert (
         metadata_json(metadata) == '{"pinned":false,"priority":2,"tags":["a","b"],"topic":"travel","w":0.5}'
@@ -116,6 +116,7 @@ def test_a_filter_becomes_groups_of_tokens() -> None:
         (RecallFilters(metadata=(MetadataCondition("bad key", ("x",)),)), "'bad key' is not allowed"),
         (RecallFilters(metadata=()), "filter.metadata must name at least one value"),
         (RecallFilters(metadata=(MetadataCondition("k" * 65, ("x",)),)), "is longer than 64 bytes"),
+        # arg-type: a list where a string belongs, as a client's JSON may send.
         (RecallFilters(metadata=(MetadataCondition("k", (["x"],)),)), "a value must be a string"),  # type: ignore[arg-type]
         (RecallFilters(kinds=("opinion",)), "'opinion' is not one of"),
         (

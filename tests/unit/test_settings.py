@@ -202,7 +202,13 @@ def test_the_room_holds_a_remember_of_the_longest_text() -> None:
 
     limit = EngineSettings().max_text_bytes
     name = "\u00e9" * 256  # 512 bytes of UTF-8
-    unit = {"userId": name, "text": '"' * limit, "speaker": name, "sessionId": name, "sourceRef": name}
+    unit: dict[str, object] = {
+        "userId": name,
+        "text": '"' * limit,
+        "speaker": name,
+        "sessionId": name,
+        "sourceRef": name,
+    }
     unit |= {"agentId": name, "metadata": {f"k{i:02}": "v" * 120 for i in range(32)}}
     document = "mutation($u: RememberInput!) { remember(input: $u) { interactionId created seq } }"
     body = json.dumps({"query": document, "variables": {"u": unit}}, ensure_ascii=False).encode()

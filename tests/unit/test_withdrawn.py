@@ -141,7 +141,9 @@ class _Search(CannedSearch):
         withdrawn: bool = True,
     ) -> Sources:
         self.asked.append((list(interaction_ids), episode_ids, as_of))
-        episodes = {e: [("int_0", 0.6), ("int_1", 0.5)] for e in episode_ids}
+        episodes: dict[str, list[tuple[str, float | None]]] = {
+            e: [("int_0", 0.6), ("int_1", 0.5)] for e in episode_ids
+        }
         return Sources(episodes, {}, [(f, self.reach) for f in self.found])
 
 
