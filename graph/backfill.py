@@ -39,6 +39,8 @@ from graph.vocabulary import (
 )
 
 BATCH = 1_000
+# Users whose statistics one transaction counts, each under its write lock until the commit.
+USERS_A_WRITE = 100
 # How long the repair of one user's replacements may hold the user's lease (one transaction).
 LEASE_S = 60.0
 REPLACEMENT_DOC = "docs/design/graph-model.md#replacement"
@@ -142,10 +144,11 @@ async def _statistics(db: Database, batch: int) -> int:
         fresh = [(u["tenant"], u["user_id"]) for u in users if (u["tenant"], u["user_id"]) not in seen]
         if not fresh:  # what is left has items without counts yet (written mid-run): next migration
             break
-        for tenant, user_id in fresh:
-            seen.add((tenant, user_id))
-            rows = await db.write("queries/backfill/set_statistics", tenant=tenant, user_id=user_id)
-            done += int(rows[0]["updated"]) if rows else 0
+        seen.update(fresh)
+        for start in range(0, len(fresh), USERS_A_WRITE):
+            keys = [{"tenant": t, "user_id": u} for t, u in fresh[start : start + USERS_A_WRITE]]
+            rows = await db.write("queries/backfill/set_statistics", users=keys)
+            done += int(rows[0]["updated"])
     return done
 
 

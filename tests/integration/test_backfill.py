@@ -5,8 +5,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from graph.backfill import backfill
-from graph.database import Database
+from graph.backfill import USERS_A_WRITE, backfill
+from graph.database import Database, Row
 from tests.support.api import REMEMBER_BATCH, Caller, tell_story, unit
 
 RECALL = """query($filter: RecallFilter) {
@@ -95,3 +95,46 @@ async def test_backfill_leaves_erased_nodes_empty(db: Database) -> None:
     )
     assert sorted(r["id"] for r in rows) == sorted(prefix + label for label in labels)
     assert all(sorted(r["keys"]) == ["erased", "id", "tenant", "user_id"] for r in rows), rows
+
+
+class _Recording(Database):
+    """The session's database, recording the name of every write statement it sends."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db.driver, db.name)
+        self.writes: list[str] = []
+
+    async def write(self, name: str, **params: Any) -> list[Row]:
+        self.writes.append(name)
+        return await super().write(name, **params)
+
+
+async def test_backfill_counts_many_users_in_few_transactions(db: Database) -> None:
+    """Users from before the statistics are counted many to a transaction: one each made a
+    migration over 15,000 users take 80 s (docs/operations.md#upgrading)."""
+    tenant = f"t-{uuid.uuid4().hex[:12]}"
+    await _rows(
+        db, "UNWIND range(1, 300) AS k CREATE (:User {tenant: $tenant, id: 'user-' + k})", tenant=tenant
+    )
+    await _rows(
+        db,
+        "MATCH (u:User {tenant: $tenant, id: 'user-1'}) "
+        "CREATE (u)-[:HAS]->(:Interaction {id: $tenant + '_1', tenant: $tenant, user_id: 'user-1', "
+        "text: 'a turn', lex_length: 2, scopes: []})",
+        tenant=tenant,
+    )
+    recording = _Recording(db)
+    done = await backfill(recording)
+    users = await _rows(
+        db,
+        "MATCH (u:User {tenant: $tenant}) RETURN u.id AS id, [k IN $keys | u[k]] AS statistics",
+        tenant=tenant,
+        keys=STATISTICS,
+    )
+    assert len(users) == 300 and done.users >= 300
+    assert {u["id"]: u["statistics"] for u in users if u["id"] == "user-1"} == {
+        "user-1": [1, 2, 0, 0, 0, 0, 0]
+    }
+    assert all(u["statistics"] == [0] * len(STATISTICS) for u in users if u["id"] != "user-1")
+    writes = recording.writes.count("queries/backfill/set_statistics")
+    assert writes <= -(-done.users // USERS_A_WRITE) + 1, writes
