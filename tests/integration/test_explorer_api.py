@@ -10,6 +10,7 @@ from typing import Any
 from graph.cypher import statement
 from graph.database import Database
 from tests.support.api import STORY, Caller, count_nodes, new_caller, tell_story, unit
+from tests.support.graph_reads import USER_STATISTICS
 
 USERS = """query($first: Int, $after: String, $search: String) {
   users(first: $first, after: $after, search: $search) {
@@ -161,13 +162,17 @@ async def test_users_page_reads_only_its_own_index_entries(db: Database, caller:
     """10,000 users: a page costs about `first` index entries (the (tenant, id) index), not a scan."""
     tenant = caller.tenant
     await db.driver.execute_query(
-        "UNWIND range(1, 10000) AS i CREATE (:User {tenant: $tenant, id: 'user-' + right('0000' + i, 5)})",
+        "UNWIND range(1, 10000) AS i CREATE (u:User {tenant: $tenant, id: 'user-' + right('0000' + i, 5)}) "
+        "SET u += $statistics",
+        statistics=USER_STATISTICS,
         tenant=tenant,
         database_=db.name,
     )
     # Another tenant's users must not be read either.
     await db.driver.execute_query(
-        "UNWIND range(1, 5000) AS i CREATE (:User {tenant: $tenant, id: 'user-' + right('0000' + i, 5)})",
+        "UNWIND range(1, 5000) AS i CREATE (u:User {tenant: $tenant, id: 'user-' + right('0000' + i, 5)}) "
+        "SET u += $statistics",
+        statistics=USER_STATISTICS,
         tenant=f"t-{uuid.uuid4().hex[:12]}",
         database_=db.name,
     )

@@ -8,6 +8,7 @@ import uuid
 from graph.database import Database
 from graph.models import Owner
 from tests.support.engines import DIMENSION
+from tests.support.graph_reads import USER_STATISTICS
 from tests.support.profiles import assert_read_by, profiled
 
 
@@ -38,7 +39,11 @@ async def test_forgetting_a_turn_reads_only_its_users_events(db: Database, owner
 
 async def test_forgetting_a_user_reads_only_its_events(db: Database, owner: Owner) -> None:
     await db.driver.execute_query(
-        "CREATE (:User {tenant: $t, id: $u})", t=owner.tenant, u=owner.user_id, database_=db.name
+        "CREATE (u:User {tenant: $t, id: $u}) SET u += $statistics",
+        t=owner.tenant,
+        u=owner.user_id,
+        statistics=USER_STATISTICS,
+        database_=db.name,
     )
     await _events(db, owner, 3, "int_gone")
     await _events(db, Owner(f"t-{uuid.uuid4().hex[:12]}", "bob"), 2000, "int_other")

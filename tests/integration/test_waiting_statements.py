@@ -8,6 +8,7 @@ import uuid
 
 from graph.database import Database
 from graph.models import Owner
+from tests.support.graph_reads import USER_STATISTICS
 from tests.support.profiles import assert_read_by, profiled
 
 
@@ -16,7 +17,7 @@ async def _waiting_user(db: Database, owner: Owner, turns: int, ago: str = "PT1H
     2,000 other users without the hint."""
     await db.driver.execute_query(
         "CREATE (u:User {tenant: $t, id: $u, awaiting: true, last_interaction_id: 'int_' + $t + $n}) "
-        "WITH u UNWIND range(1, $n) AS k "
+        "SET u += $statistics WITH u UNWIND range(1, $n) AS k "
         "CREATE (:Interaction {id: 'int_' + $t + k, tenant: $t, user_id: $u, seq: k, consolidated: false, "
         "gate_checked: true, created_at: datetime() - duration($ago), "
         "awaits: CASE k WHEN 1 THEN 'epi_' + $t END})",
@@ -24,11 +25,13 @@ async def _waiting_user(db: Database, owner: Owner, turns: int, ago: str = "PT1H
         u=owner.user_id,
         n=turns,
         ago=ago,
+        statistics=USER_STATISTICS,
         database_=db.name,
     )
     await db.driver.execute_query(
-        "UNWIND range(1, 2000) AS k CREATE (:User {tenant: $t, id: 'u' + k})",
+        "UNWIND range(1, 2000) AS k CREATE (u:User {tenant: $t, id: 'u' + k}) SET u += $statistics",
         t=f"t-{uuid.uuid4().hex[:12]}",
+        statistics=USER_STATISTICS,
         database_=db.name,
     )
 
