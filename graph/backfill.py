@@ -6,6 +6,8 @@ migration; a no-op (a few empty reads) once nothing is missing.
 - Items from before the lexical statistics get their word counts, and their users the per-layer
   statistics, so that BM25 uses the exact user-wide average length (graph/lexical.py), and the
   count of long interactions, so that dense recall skips parts for users without any.
+- Users from before the `gating` hint get it, true for those with interactions still waiting for
+  the recurrence gate, which the sweeper and the backlog find by its index (false for the others).
 - Replacements consolidated out of time order before the in-order rule (a fact said earlier
   closed one said later, which then held at no instant) are reversed as the rule writes them, under
   each user's lease, and recorded by one run per user; the facts valid at no instant that remain
@@ -56,6 +58,8 @@ class Backfill:
     memory_scopes: int = 0
     lengths: int = 0
     users: int = 0
+    # Users found with interactions waiting for the recurrence gate and no `gating` hint.
+    gating: int = 0
     # Replacements reversed (docs/design/graph-model.md#replacement).
     replacements: int = 0
     # Facts still valid at no instant, left as they are, that no person settled (corrected or
@@ -66,7 +70,14 @@ class Backfill:
 
     @property
     def total(self) -> int:
-        return self.interaction_scopes + self.memory_scopes + self.lengths + self.users + self.replacements
+        return (
+            self.interaction_scopes
+            + self.memory_scopes
+            + self.lengths
+            + self.users
+            + self.gating
+            + self.replacements
+        )
 
 
 async def backfill(db: Database, batch: int = BATCH) -> Backfill:
@@ -75,6 +86,7 @@ async def backfill(db: Database, batch: int = BATCH) -> Backfill:
     memory_scopes = await _memory_scopes(db, batch)
     lengths = await _lengths(db, batch)
     users = await _statistics(db, batch)
+    gating = await _gating(db, batch)
     replacements = await _replacements(db, batch)
     (left,) = await db.read(
         "queries/backfill/misordered_left",
@@ -88,6 +100,7 @@ async def backfill(db: Database, batch: int = BATCH) -> Backfill:
         memory_scopes=memory_scopes,
         lengths=lengths,
         users=users,
+        gating=gating,
         replacements=replacements,
         misordered_left=int(left["facts"]),
         misordered_tenants={t["tenant"]: int(t["facts"]) for t in left["tenants"]},
@@ -150,6 +163,16 @@ async def _statistics(db: Database, batch: int) -> int:
             rows = await db.write("queries/backfill/set_statistics", users=keys)
             done += int(rows[0]["updated"])
     return done
+
+
+async def _gating(db: Database, batch: int) -> int:
+    """Every user without the hint gets it, `batch` a transaction; the users marked pending."""
+    marked = 0
+    while True:
+        rows = await db.write("queries/backfill/users_ungated", batch=batch)
+        marked += int(rows[0]["marked"])
+        if int(rows[0]["checked"]) < batch:
+            return marked
 
 
 async def _replacements(db: Database, batch: int) -> int:

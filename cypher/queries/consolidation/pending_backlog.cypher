@@ -1,9 +1,12 @@
 // The backlog behind `/metrics` and `/readyz`: how many interactions are still waiting for the
 // recurrence gate, over the whole database, how many users they belong to, and how long ago the
 // oldest of them was written (seconds, by Neo4j's clock; 0 when none). No tenant or user id
-// leaves the database. Bounded: at most $max_users users are looked at (one gate_checked index
-// seek each, as the sweeper's pending_users does); `partial` says the limit was reached.
+// leaves the database. Only users carrying the `gating` hint are looked at, by a pinned seek of
+// its index (as the sweeper's pending_users does), one gate_checked index seek each (a stale hint
+// counts nothing). Bounded: at most $max_users of them; `partial` says the limit was reached.
 MATCH (u:User)
+USING INDEX SEEK u:User(gating)
+WHERE u.gating = true
 WITH u LIMIT $max_users
 CALL (u) {
   OPTIONAL MATCH (n:Interaction {tenant: u.tenant, user_id: u.id})

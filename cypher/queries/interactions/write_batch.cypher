@@ -16,6 +16,8 @@
 // the parts of a user who has none.
 // Every node written gets the user's next vector number (vector_no; u.vectors counts them, and
 // u.vectors_epoch names the run of numbers): recall's vector cache reads what is new by it.
+// A created turn waits for the recurrence gate: the user carries `gating` (the sweeper and the
+// backlog read the users by its index; leases/release.cypher drops it once none is pending).
 CYPHER 25
 MERGE (t:Tenant {id: $tenant})
 ON CREATE SET t.created_at = datetime()
@@ -69,6 +71,7 @@ CALL (u, created, long_created) {
       u.lex_interactions = u.lex_interactions + size(created),
       u.lex_interactions_length = u.lex_interactions_length + reduce(s = 0, n IN created | s + n.lex_length),
       u.long_interactions = u.long_interactions + long_created,
-      u.vectors = coalesce(u.vectors, 0) + 1, u.vectors_epoch = coalesce(u.vectors_epoch, randomUUID())
+      u.vectors = coalesce(u.vectors, 0) + 1, u.vectors_epoch = coalesce(u.vectors_epoch, randomUUID()),
+      u.gating = true
 }
 RETURN known, [n IN created | n {.id, .seq}] AS created

@@ -1,7 +1,9 @@
 // Ends a consolidation pass: marks the interactions the gate found no recurrence for (they stay
 // unconsolidated and are not gated again), gives the lease back (only if we still hold it) and
 // says whether interactions are still waiting for the gate, so the caller can look again without
-// another round trip.
+// another round trip. When none is, the user's `gating` hint is cleared (false: write_batch.cypher
+// and the other statements that make a turn pending set it true), so the sweeper stops looking at
+// the user.
 // The user is write-locked first, as every writer of this user's interactions does (a write
 // locks the user, then chains NEXT from its last interaction): one lock order, no deadlock.
 MATCH (u:User {tenant: $tenant, id: $user_id})
@@ -18,6 +20,11 @@ CALL (u) {
   WITH u WHERE u.lease_holder = $holder
   REMOVE u.lease_holder, u.lease_until
 }
-RETURN EXISTS {
+WITH u, EXISTS {
   MATCH (n:Interaction {tenant: $tenant, user_id: $user_id}) WHERE n.gate_checked = false
 } AS pending
+CALL (u, pending) {
+  WITH u WHERE NOT pending AND coalesce(u.gating, true)
+  SET u.gating = false
+}
+RETURN pending

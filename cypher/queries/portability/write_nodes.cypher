@@ -2,8 +2,9 @@
 // by the file's (owner fields included, from the import's target), any further label added, the
 // vector made by the running embedder (a long turn's parts too), and the user's ownership edge
 // where the export had one.
-// Creates the tenant and the user as the write path does. Returns each node's element id, by
-// which write_edges.cypher finds it.
+// Creates the tenant and the user as the write path does, and like it marks the user `gating`
+// when a turn written still waits for the recurrence gate (the sweeper and the backlog read the
+// users by that hint). Returns each node's element id, by which write_edges.cypher finds it.
 // A branch per label the write path makes, so each finds the id through the label's unique index
 // (a dynamic label reads every node of the label); any other label through the last branch.
 CYPHER 25
@@ -13,6 +14,10 @@ MERGE (u:User {tenant: $tenant, id: $user_id})
 ON CREATE SET u.user_id = $user_id, u.seq = 0, u.created_at = datetime()
 MERGE (t)-[:HAS]->(u)
 WITH u
+CALL (u) {
+  WITH u WHERE any(r IN $rows WHERE r.label = 'Interaction' AND r.properties.gate_checked = false)
+  SET u.gating = true
+}
 UNWIND $rows AS r
 CALL (r) {
   WITH r WHERE r.label = 'Interaction'

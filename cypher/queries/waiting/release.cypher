@@ -1,9 +1,16 @@
 // Turns stop waiting: the merge was refused (they stay through the gate, unconsolidated, like turns
 // the gate found no recurrence for), or the episode they waited for is gone ($regate: they go
-// through the gate again). Only unconsolidated turns of this owner are touched.
+// through the gate again; their user carries `gating`, so the sweeper finds them). Only
+// unconsolidated turns of this owner are touched.
 UNWIND $ids AS id
 MATCH (n:Interaction {id: id})
 WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.consolidated = false
 SET n.gate_checked = CASE WHEN $regate THEN false ELSE n.gate_checked END
 REMOVE n.awaits, n.awaits_similarity
-RETURN count(n) AS released
+WITH count(n) AS released
+CALL (released) {
+  WITH released WHERE released > 0 AND $regate
+  MATCH (u:User {tenant: $tenant, id: $user_id})
+  SET u.gating = true
+}
+RETURN released
