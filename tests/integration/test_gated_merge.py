@@ -5,18 +5,23 @@ Real Neo4j, real HTTP to the local OpenAI-compatible server (scripted by task)."
 from __future__ import annotations
 
 import asyncio
+import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from consolidation.consolidating.offline import OfflineConsolidator
 from consolidation.engine import MemoryEngine
 from consolidation.forgetting.forgetter import Forgetter
+from consolidation.portability import Portability, dump, parse
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from consolidation.providers.embedding_template import EmbeddingTemplate
 from consolidation.types import ConsolidationOutcome, Remembered, Unit
 from graph.database import Database
 from graph.models import Owner
+from graph.portability import PortabilityStore
 from local_llm_server import LocalLLMServer, Reply
 from tests.support.conversations import OSLO, SUSHI
-from tests.support.engines import engine_settings, llm_engine
+from tests.support.engines import DIMENSION, TEST_TEMPLATE, engine_settings, llm_engine
 from tests.support.faults import scope_sweeper
 from tests.support.llm_script import consolidation_replies, data_of, tasks
 
@@ -273,3 +278,22 @@ async def test_turns_waiting_for_a_forgotten_episode_meet_the_gate_again(
     assert not await episodes(db, owner)  # the episode rested on nothing else
     row = (await turn_state(db, owner))[waiting.interaction_id]
     assert (row["checked"], row["awaits"], row["consolidated"]) == (False, None, False)
+
+
+async def test_an_imported_waiting_turn_marks_its_user(
+    db: Database, owner: Owner, llm: LocalLLMServer
+) -> None:
+    """An import writes the user's waiting turns as they were: its user carries the `awaiting` hint,
+    by which the sweeper and the batch merge find them (waiting/due_users, waiting/groups)."""
+    engine, episode_id = await hot_engine(db, owner, llm)
+    waited = await engine.remember(owner, unit(SUSHI[3], 10))
+    assert outcome_of(waited).waiting_for == episode_id
+    portability = Portability(
+        PortabilityStore(db, DIMENSION), HashingEmbedder(DIMENSION), EmbeddingTemplate(TEST_TEMPLATE)
+    )
+    lines = [dump(line) + "\n" async for line in portability.export(owner)]
+    elsewhere = Owner(tenant=f"t-{uuid.uuid4().hex[:12]}", user_id=owner.user_id)
+    await portability.import_user(parse(lines), elsewhere)
+    assert [a for a in (await turn_state(db, elsewhere)).values() if a["awaits"]]
+    groups = await engine.stores.waiting.groups(elsewhere, everything=True, batch=3, quiet_s=NEVER_QUIET)
+    assert groups.flagged and [len(g.turns) for g in groups.groups] == [1]

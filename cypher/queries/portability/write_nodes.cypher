@@ -3,8 +3,10 @@
 // vector made by the running embedder (a long turn's parts too), and the user's ownership edge
 // where the export had one.
 // Creates the tenant and the user as the write path does, and like it marks the user `gating`
-// when a turn written still waits for the recurrence gate (the sweeper and the backlog read the
-// users by that hint). Returns each node's element id, by which write_edges.cypher finds it.
+// when a turn written still waits for the recurrence gate, and `awaiting` when one waits for an
+// episode's batch merge (waiting/mark.cypher), the hints by which the sweepers, the backlogs and
+// the batch merge find those turns. Returns each node's element id, by which write_edges.cypher
+// finds it.
 // A branch per label the write path makes, so each finds the id through the label's unique index
 // (a dynamic label reads every node of the label); any other label through the last branch.
 CYPHER 25
@@ -17,6 +19,11 @@ WITH u
 CALL (u) {
   WITH u WHERE any(r IN $rows WHERE r.label = 'Interaction' AND r.properties.gate_checked = false)
   SET u.gating = true
+}
+CALL (u) {
+  WITH u WHERE any(r IN $rows WHERE r.label = 'Interaction' AND r.properties.awaits IS NOT NULL
+                   AND r.properties.consolidated = false)
+  SET u.awaiting = true
 }
 UNWIND $rows AS r
 CALL (r) {
