@@ -5,7 +5,8 @@ planner can prefer another index over the unique one, and keeps that plan in its
 id that reads the owner's nodes or scans an index. Such statements name the index (USING INDEX SEEK);
 this checks each on a private Neo4j, empty after migration and then with its first nodes
 (docs/design/graph-model.md#pinned-indexes). Then, on statistics that make the runs' owner index
-look selective, that the forget reaches the run telling whether a person stated a fact from the fact."""
+look selective, that the forget reaches the run telling whether a person stated a fact from the fact.
+The reads of an owner's turns waiting for the gate seek the gate's index on the same fresh database."""
 
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
     "queries/episodes/get": ({"ids": ["epi_1"]}, [("n", "Episode")]),
     "queries/facts/get": ({"ids": ["fact_1"]}, [("n", "Fact")]),
     "queries/facts/provenance": ({"id": "fact_1"}, [("f", "Fact")]),
+    "queries/leases/release": ({"checked": ["int_1"], "holder": "holder"}, [("n", "Interaction")]),
     "queries/recall/replaced": ({"ids": ["fact_1"]}, [("f", "Fact")]),
     "queries/recall/sentence_vectors": ({"ids": ["int_1"]}, [("n", "Interaction")]),
     "queries/waiting/mark": ({"id": "int_1", "episode_id": "epi_1"}, [("n", "Interaction")]),
@@ -75,6 +77,15 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
     "queries/forget/rewrite_facts": ({"rows": [{"id": "fact_1"}]}, [("f", "Fact")]),
 }
 
+# The statements that read the owner's turns still waiting for the recurrence gate: by the gate's
+# index, never every turn of the owner (the owner index) and a filter.
+GATE: dict[str, dict[str, Any]] = {
+    "queries/interactions/pending": {"limit": 10},
+    "queries/leases/release": CASES["queries/leases/release"][0],
+    "queries/consolidation/pending_users": {"skip": [], "limit": 10},
+    "queries/consolidation/pending_backlog": {"max_users": 10},
+}
+
 OWNER = {"tenant": "t-fresh", "user_id": "alice"}
 
 
@@ -86,7 +97,8 @@ def fresh_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path,
 
 async def _plans(db: Database) -> dict[str, list[tuple[str, str]]]:
     await db.driver.execute_query("CALL db.clearQueryCaches()", database_=db.name)
-    return {name: await planned(db, name, **OWNER, **params) for name, (params, _) in CASES.items()}
+    cases = {name: params for name, (params, _) in CASES.items()} | GATE
+    return {name: await planned(db, name, **OWNER, **params) for name, params in cases.items()}
 
 
 @pytest.fixture(scope="module")
@@ -138,6 +150,18 @@ async def test_a_lookup_by_id_seeks_the_id_index_on_a_fresh_database(
             assert any(
                 op.startswith("NodeUniqueIndexSeek") and index in details for op, details in operators
             ), (state, variable, operators)
+
+
+@pytest.mark.parametrize("name", sorted(GATE))
+async def test_a_read_of_pending_turns_seeks_the_gate_index_on_a_fresh_database(
+    fresh_plans: dict[str, dict[str, list[tuple[str, str]]]], name: str
+) -> None:
+    for state, plans in fresh_plans.items():
+        operators = plans[name]
+        by_owner = [d for op, d in operators if "Seek" in op and ":Interaction(tenant, user_id" in d]
+        # (The release also finds the checked turns by id: test_a_lookup_by_id checks that seek.)
+        assert by_owner, (state, operators)
+        assert all(":Interaction(tenant, user_id, gate_checked)" in d for d in by_owner), (state, operators)
 
 
 async def test_the_forget_plan_reaches_episodes_and_facts_from_the_turn(

@@ -10,6 +10,7 @@ WHERE u.gating = true
 WITH u LIMIT $max_users
 CALL (u) {
   OPTIONAL MATCH (n:Interaction {tenant: u.tenant, user_id: u.id})
+  USING INDEX SEEK n:Interaction(tenant, user_id, gate_checked)
   WHERE n.gate_checked = false
   RETURN count(n) AS pending, min(n.created_at) AS oldest
 }

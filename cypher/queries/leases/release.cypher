@@ -13,6 +13,7 @@ WITH u
 CALL (u) {
   UNWIND $checked AS id
   MATCH (n:Interaction {id: id})
+  USING INDEX SEEK n:Interaction(id)
   WHERE n.tenant = $tenant AND n.user_id = $user_id
   SET n.gate_checked = true
 }
@@ -21,7 +22,9 @@ CALL (u) {
   REMOVE u.lease_holder, u.lease_until
 }
 WITH u, EXISTS {
-  MATCH (n:Interaction {tenant: $tenant, user_id: $user_id}) WHERE n.gate_checked = false
+  MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+  USING INDEX SEEK n:Interaction(tenant, user_id, gate_checked)
+  WHERE n.gate_checked = false
 } AS pending
 CALL (u, pending) {
   WITH u WHERE NOT pending AND coalesce(u.gating, true)
