@@ -6,10 +6,12 @@ id that reads the owner's nodes or scans an index. Such statements name the inde
 this checks each on a private Neo4j, empty after migration and then with its first nodes
 (docs/design/graph-model.md#pinned-indexes). Then, on statistics that make the runs' owner index
 look selective, that the forget reaches the run telling whether a person stated a fact from the fact.
-The reads of an owner's turns waiting for the gate seek the gate's index on the same fresh database."""
+The reads of an owner's turns waiting for the gate seek the gate's index on the same fresh database,
+and the other pinned reads (SEEKS) each the index they name."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -53,6 +55,7 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
     "queries/recall/replaced": ({"ids": ["fact_1"]}, [("f", "Fact")]),
     "queries/recall/sentence_vectors": ({"ids": ["int_1"]}, [("n", "Interaction")]),
     "queries/waiting/mark": ({"id": "int_1", "episode_id": "epi_1"}, [("n", "Interaction")]),
+    "queries/waiting/release": ({"ids": ["int_1"], "regate": False}, [("n", "Interaction")]),
     "queries/forget/contract_supersedes": (
         {"relinks": [{"survivor_id": "fact_1", "old_id": "fact_2"}]},
         [("survivor", "Fact"), ("old", "Fact")],
@@ -86,6 +89,22 @@ GATE: dict[str, dict[str, Any]] = {
     "queries/consolidation/pending_backlog": {"max_users": 10},
 }
 
+# Statements whose every node read is a seek of the index named, as variable:Label(properties): on
+# a fresh database Neo4j read these through the owner index (every node of the user) or scanned the
+# index (every tenant's entries).
+SEEKS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "queries/waiting/groups": (
+        {"batch": 5, "quiet_ms": 1000, "everything": False},
+        [
+            "u:User(tenant, id)",
+            "last:Interaction(id)",
+            "n:Interaction(tenant, user_id, awaits)",
+            "e:Episode(id)",
+        ],
+    ),
+    "queries/waiting/settle": ({}, ["u:User(awaiting)", "n:Interaction(tenant, user_id, awaits)"]),
+}
+
 OWNER = {"tenant": "t-fresh", "user_id": "alice"}
 
 
@@ -98,6 +117,7 @@ def fresh_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path,
 async def _plans(db: Database) -> dict[str, list[tuple[str, str]]]:
     await db.driver.execute_query("CALL db.clearQueryCaches()", database_=db.name)
     cases = {name: params for name, (params, _) in CASES.items()} | GATE
+    cases |= {name: params for name, (params, _) in SEEKS.items()}
     return {name: await planned(db, name, **OWNER, **params) for name, params in cases.items()}
 
 
@@ -121,7 +141,8 @@ async def fresh_db(fresh_home: tuple[Path, int]) -> AsyncIterator[Database]:
 @pytest.fixture(scope="module")
 async def fresh_plans(fresh_db: Database) -> dict[str, dict[str, list[tuple[str, str]]]]:
     """Every case's plan on a fresh database: empty after migration, then with a first user's 20
-    nodes of each label."""
+    nodes of each label, then with 2,000 other owners' one turn each (the owner index looks
+    selective)."""
     db = fresh_db
     empty = await _plans(db)
     await db.driver.execute_query(
@@ -132,7 +153,14 @@ async def fresh_plans(fresh_db: Database) -> dict[str, dict[str, list[tuple[str,
         OWNER,
         database_=db.name,
     )
-    return {"empty": empty, "first nodes": await _plans(db)}
+    first = await _plans(db)
+    await db.driver.execute_query(
+        "UNWIND range(1, 2000) AS k CREATE (:Interaction {id: 'many_' + k, tenant: 't-many' + k, "
+        "user_id: $user_id, seq: 1, gate_checked: true, consolidated: true})",
+        OWNER,
+        database_=db.name,
+    )
+    return {"empty": empty, "first nodes": first, "many owners": await _plans(db)}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -162,6 +190,23 @@ async def test_a_read_of_pending_turns_seeks_the_gate_index_on_a_fresh_database(
         # (The release also finds the checked turns by id: test_a_lookup_by_id checks that seek.)
         assert by_owner, (state, operators)
         assert all(":Interaction(tenant, user_id, gate_checked)" in d for d in by_owner), (state, operators)
+
+
+@pytest.mark.parametrize("name", sorted(SEEKS))
+async def test_a_pinned_read_seeks_its_index_on_a_fresh_database(
+    fresh_plans: dict[str, dict[str, list[tuple[str, str]]]], name: str
+) -> None:
+    _, expected = SEEKS[name]
+    for state, plans in fresh_plans.items():
+        reads = [(op, d) for op, d in plans[name] if "Scan" in op or "Seek" in op]
+        assert all(
+            op.startswith(("NodeIndexSeek", "NodeUniqueIndexSeek")) and "ByRange" not in op for op, _ in reads
+        ), (
+            state,
+            reads,
+        )
+        found = [m.group(1) for _, d in reads if (m := re.search(r"(\w+:\w+\([^)]*\))", d))]
+        assert sorted(found) == sorted(expected), (state, reads)
 
 
 async def test_the_forget_plan_reaches_episodes_and_facts_from_the_turn(

@@ -6,15 +6,19 @@
 // clock). One row; `flagged`: the user carries the waiting hint (settle.cypher drops it).
 MATCH (u:User {tenant: $tenant, id: $user_id})
 OPTIONAL MATCH (last:Interaction {tenant: $tenant, user_id: $user_id, id: u.last_interaction_id})
+// Each lookup by id and the waiting turns' read are pinned (graph-model.md#pinned-indexes).
+USING INDEX SEEK last:Interaction(id)
 CALL (u, last) {
   // Users without the hint (most passes) read no turn at all.
   WITH u, last WHERE u.awaiting = true
   MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+  USING INDEX SEEK n:Interaction(tenant, user_id, awaits)
   WHERE n.awaits IS NOT NULL AND n.consolidated = false
   WITH n ORDER BY n.seq
   WITH last, n.awaits AS episode_id, collect(n) AS turns
   WITH last, episode_id, turns, turns[size(turns) - 1] AS newest
   OPTIONAL MATCH (e:Episode {tenant: $tenant, user_id: $user_id, id: episode_id})
+  USING INDEX SEEK e:Episode(id)
   WHERE e.current = true
   WITH newest, {
     episode_id: episode_id,

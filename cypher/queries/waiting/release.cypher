@@ -4,6 +4,7 @@
 // unconsolidated turns of this owner are touched.
 UNWIND $ids AS id
 MATCH (n:Interaction {id: id})
+USING INDEX SEEK n:Interaction(id)  // else, on a fresh database, every turn of the owner
 WHERE n.tenant = $tenant AND n.user_id = $user_id AND n.consolidated = false
 SET n.gate_checked = CASE WHEN $regate THEN false ELSE n.gate_checked END
 REMOVE n.awaits, n.awaits_similarity

@@ -7,7 +7,9 @@ SET u._lock = true
 REMOVE u._lock
 WITH u
 WHERE NOT EXISTS {
+  // Pinned: planned on a fresh database, Neo4j reads every turn of the owner, or scans this index.
   MATCH (n:Interaction {tenant: $tenant, user_id: $user_id})
+  USING INDEX SEEK n:Interaction(tenant, user_id, awaits)
   WHERE n.awaits IS NOT NULL AND n.consolidated = false
 }
 REMOVE u.awaiting
