@@ -103,6 +103,36 @@ SEEKS: dict[str, tuple[dict[str, Any], list[str]]] = {
         ],
     ),
     "queries/waiting/settle": ({}, ["u:User(awaiting)", "n:Interaction(tenant, user_id, awaits)"]),
+    "queries/recall/speakers": ({"candidates": ["Bob"]}, ["n:Interaction(tenant, user_id, speaker)"]),
+    "queries/recall/sources": (
+        {
+            "episode_ids": ["epi_1"],
+            "fact_ids": ["fact_1"],
+            "interaction_ids": ["int_1"],
+            "as_of": None,
+            "retracted": "retracted",
+            "superseded": "superseded",
+            "person": "person",
+            "correction": "correction",
+        },
+        [
+            "e:Episode(id)",
+            "f:Fact(id)",
+            "f:Fact(tenant, user_id, status)",
+        ],
+    ),
+    "queries/recall/vectors": (
+        {"layer": "facts", "since": 5, "after": "", "page": 100, "dimension": DIMENSION},
+        [
+            "u:User(tenant, id)",
+            "n:Interaction(tenant, user_id)",
+            "n:Interaction(tenant, user_id, vector_no)",
+            "n:Episode(tenant, user_id)",
+            "n:Episode(tenant, user_id, vector_no)",
+            "n:Fact(tenant, user_id)",
+            "n:Fact(tenant, user_id, vector_no)",
+        ],
+    ),
 }
 
 OWNER = {"tenant": "t-fresh", "user_id": "alice"}

@@ -32,6 +32,7 @@ CALL (episode_sources) {
   // The user's facts come from the owner index; only the withdrawn ones (the sort keeps the
   // planner from checking the others' edges) are followed.
   MATCH (f:Fact {tenant: $tenant, user_id: $user_id})
+  USING INDEX SEEK f:Fact(tenant, user_id, status)  // else, on a fresh database, every fact
   WHERE f.status IN [$retracted, $superseded]
     AND ($as_of IS NULL OR f.valid_to <= $as_of)
   WITH near, f ORDER BY f.valid_to DESC, f.id
@@ -39,8 +40,10 @@ CALL (episode_sources) {
       MATCH (f)<-[:SUPERSEDES]-(:Fact)<-[:PRODUCED]-(run:ConsolidationRun)
       WHERE run.provider = $person AND run.trigger = $correction
     }
+  // The turns are filtered after the expansion from the fact: with `i.id IN near` in the pattern,
+  // Neo4j may plan the turns from a scan of the id index, every tenant's turns.
   WITH f, [(f)-[:DERIVED_FROM]->(s) WHERE s.id IN near | s.id]
-       + [(f)-[:DERIVED_FROM]->(:Episode)-[:DERIVED_FROM]->(i:Interaction) WHERE i.id IN near | i.id] AS reach
+       + [id IN [(f)-[:DERIVED_FROM]->(:Episode)-[:DERIVED_FROM]->(i:Interaction) | i.id] WHERE id IN near] AS reach
   WHERE size(reach) > 0
   RETURN collect({fact: f {.*, embedding: null}, reach: reach}) AS withdrawn
 }

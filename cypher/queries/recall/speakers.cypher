@@ -4,6 +4,7 @@
 UNWIND $candidates AS candidate
 CALL (candidate) {
   MATCH (n:Interaction {tenant: $tenant, user_id: $user_id, speaker: candidate})
+  USING INDEX SEEK n:Interaction(tenant, user_id, speaker)  // else, on a fresh database, every turn
   RETURN n.speaker AS speaker
   LIMIT 1
 }
