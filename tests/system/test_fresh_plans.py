@@ -37,7 +37,27 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
         [("i", "Interaction"), ("f", "Fact"), ("e", "Episode")],
     ),
     "queries/consolidation/mark_consolidated": ({"ids": ["int_1"]}, [("i", "Interaction")]),
-    "queries/consolidation/create_facts": ({"episode_id": "epi_1", "run_id": "run_1"}, [("e", "Episode")]),
+    "queries/consolidation/create_facts": (
+        {"episode_id": "epi_1", "run_id": "run_1"},
+        [("e", "Episode"), ("later", "Fact")],
+    ),
+    "queries/consolidation/create_episode": (
+        {
+            "id": "epi_2",
+            "title": "t",
+            "summary": "s",
+            "first_at": "2026-01-01T00:00:00Z",
+            "last_at": "2026-01-01T00:00:00Z",
+            "valid_from": "2026-01-01T00:00:00Z",
+            "sources": [{"id": "int_1", "similarity": 1.0}],
+            "run_id": "run_1",
+            "previous_id": None,
+            "lex_length": 1,
+            "owner_key": "o",
+            "embedding": [0.1] * DIMENSION,
+        },
+        [("i", "Interaction")],
+    ),
     "queries/beliefs/derive": (
         {"fact_id": "fact_1", "run_id": "run_1", "interaction_id": "int_1"},
         [("f", "Fact"), ("run", "ConsolidationRun"), ("i", "Interaction")],

@@ -31,6 +31,7 @@ WITH e
 CALL (e) {
   UNWIND $sources AS s
   MATCH (i:Interaction {tenant: $tenant, user_id: $user_id, id: s.id})
+  USING INDEX SEEK i:Interaction(id)  // else, on a fresh database, every turn of the user
   WHERE NOT (e)-[:DERIVED_FROM]->(i)
   CREATE (e)-[:DERIVED_FROM {similarity: s.similarity, run_id: $run_id}]->(i)
   RETURN count(*) AS linked

@@ -47,6 +47,7 @@ CALL (f, r) {
 CALL (f, r) {
   UNWIND r.supersedes AS s
   MATCH (later:Fact {tenant: $tenant, user_id: $user_id, id: s.id, status: 'active'})
+  USING INDEX SEEK later:Fact(id)  // else, on a fresh database, every fact of the user
   WHERE later.valid_from > f.valid_from
   WITH f, collect({fact: later, reason: s.reason}) AS laters, min(later.valid_from) AS ends
   SET f.status = 'superseded', f.valid_to = ends
