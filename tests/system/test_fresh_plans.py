@@ -124,6 +124,30 @@ SEEKS: dict[str, tuple[dict[str, Any], list[str]]] = {
     ),
     "queries/waiting/settle": ({}, ["u:User(awaiting)", "n:Interaction(tenant, user_id, awaits)"]),
     "queries/recall/speakers": ({"candidates": ["Bob"]}, ["n:Interaction(tenant, user_id, speaker)"]),
+    "queries/interactions/write_batch": (
+        {
+            "owner_key": "o",
+            "rows": [
+                {
+                    "id": "int_new",
+                    "session_id": None,
+                    "speaker": "user",
+                    "text": "t",
+                    "lex_length": 1,
+                    "occurred_at": "2026-01-01T00:00:00Z",
+                    "utc_offset_s": 0,
+                    "source_ref": "ref-1",
+                    "embedding": [0.1] * DIMENSION,
+                    "sentence_vectors": None,
+                    "agent_id": None,
+                    "metadata": None,
+                    "scopes": [],
+                    "parts": [],
+                }
+            ],
+        },
+        ["known:Interaction(tenant, user_id, source_ref)", "previous:Interaction(id)"],
+    ),
     "queries/recall/sources": (
         {
             "episode_ids": ["epi_1"],
@@ -191,7 +215,7 @@ async def fresh_db(fresh_home: tuple[Path, int]) -> AsyncIterator[Database]:
 @pytest.fixture(scope="module")
 async def fresh_plans(fresh_db: Database) -> dict[str, dict[str, list[tuple[str, str]]]]:
     """Every case's plan on a fresh database: empty after migration, then with a first user's 20
-    nodes of each label, then with 2,000 other owners' one turn each (the owner index looks
+    nodes of each label (turns with their source refs), then with 2,000 other owners' one turn each (the owner index looks
     selective)."""
     db = fresh_db
     empty = await _plans(db)
@@ -199,7 +223,8 @@ async def fresh_plans(fresh_db: Database) -> dict[str, dict[str, list[tuple[str,
         "CREATE (:User {tenant: $tenant, id: $user_id}) "
         "WITH * UNWIND range(1, 20) AS k "
         "CREATE (:ConsolidationRun {id: 'run_' + k, tenant: $tenant, user_id: $user_id}), "
-        "(:Fact {id: 'fact_' + k, tenant: $tenant, user_id: $user_id, status: 'active'})",
+        "(:Fact {id: 'fact_' + k, tenant: $tenant, user_id: $user_id, status: 'active'}), "
+        "(:Interaction {id: 'int_' + k, tenant: $tenant, user_id: $user_id, seq: k, source_ref: 'ref_' + k})",
         OWNER,
         database_=db.name,
     )

@@ -30,6 +30,7 @@ SET u._lock = true
 REMOVE u._lock
 WITH u
 OPTIONAL MATCH (known:Interaction {tenant: $tenant, user_id: $user_id})
+USING INDEX SEEK known:Interaction(tenant, user_id, source_ref)  // else, on a fresh database, a scan
 WHERE known.source_ref IN [r IN $rows WHERE r.source_ref IS NOT NULL | r.source_ref]
 WITH u, collect(known {.source_ref, .id, .seq}) AS known
 WITH u, known, [k IN known | k.source_ref] AS known_refs
