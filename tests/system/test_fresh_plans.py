@@ -58,6 +58,7 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
         },
         [("i", "Interaction")],
     ),
+    "queries/interactions/get": ({"ids": ["int_1", "int_2", "int_3"]}, [("n", "Interaction")]),
     "queries/beliefs/derive": (
         {"fact_id": "fact_1", "run_id": "run_1", "interaction_id": "int_1"},
         [("f", "Fact"), ("run", "ConsolidationRun"), ("i", "Interaction")],
