@@ -123,7 +123,7 @@ SEEKS: dict[str, tuple[dict[str, Any], list[str]]] = {
             "e:Episode(id)",
         ],
     ),
-    "queries/waiting/settle": ({}, ["u:User(awaiting)", "n:Interaction(tenant, user_id, awaits)"]),
+    "queries/waiting/settle": ({}, ["u:User(tenant, id)", "n:Interaction(tenant, user_id, awaits)"]),
     "queries/recall/speakers": ({"candidates": ["Bob"]}, ["n:Interaction(tenant, user_id, speaker)"]),
     "queries/interactions/write_batch": (
         {

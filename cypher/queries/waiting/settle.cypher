@@ -2,6 +2,7 @@
 // forget removed them), so the sweeper stops looking at the user. The user is write-locked first,
 // as mark.cypher's lease check does, so a turn marked meanwhile keeps the hint.
 MATCH (u:User {tenant: $tenant, id: $user_id})
+USING INDEX SEEK u:User(tenant, id)  // else, at times, the hint's index: every tenant's waiting users
 WHERE u.awaiting = true
 SET u._lock = true
 REMOVE u._lock
