@@ -59,6 +59,9 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
         [("i", "Interaction")],
     ),
     "queries/interactions/get": ({"ids": ["int_1", "int_2", "int_3"]}, [("n", "Interaction")]),
+    "queries/browse/episode_facts": ({"ids": ["epi_1"]}, [("e", "Episode")]),
+    "queries/browse/episode_sources": ({"ids": ["epi_1"]}, [("e", "Episode")]),
+    "queries/browse/episode_versions": ({"ids": ["epi_1"]}, [("e", "Episode")]),
     "queries/beliefs/derive": (
         {"fact_id": "fact_1", "run_id": "run_1", "interaction_id": "int_1"},
         [("f", "Fact"), ("run", "ConsolidationRun"), ("i", "Interaction")],
@@ -225,7 +228,8 @@ async def fresh_plans(fresh_db: Database) -> dict[str, dict[str, list[tuple[str,
         "WITH * UNWIND range(1, 20) AS k "
         "CREATE (:ConsolidationRun {id: 'run_' + k, tenant: $tenant, user_id: $user_id}), "
         "(:Fact {id: 'fact_' + k, tenant: $tenant, user_id: $user_id, status: 'active'}), "
-        "(:Interaction {id: 'int_' + k, tenant: $tenant, user_id: $user_id, seq: k, source_ref: 'ref_' + k})",
+        "(:Interaction {id: 'int_' + k, tenant: $tenant, user_id: $user_id, seq: k, source_ref: 'ref_' + k}), "
+        "(:Episode {id: 'epi_' + k, tenant: $tenant, user_id: $user_id, version: 1, current: true})",
         OWNER,
         database_=db.name,
     )

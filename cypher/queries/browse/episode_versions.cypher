@@ -2,6 +2,7 @@
 // then back through SUPERSEDES.
 UNWIND $ids AS anchor
 MATCH (e:Episode {id: anchor})
+USING INDEX SEEK e:Episode(id)  // else, planned on a fresh database, a scan: every tenant's
 WHERE e.tenant = $tenant
 CALL (e) {
   MATCH (newest:Episode)-[:SUPERSEDES*0..]->(e)
