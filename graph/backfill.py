@@ -151,28 +151,38 @@ async def _lengths(db: Database, batch: int) -> int:
 
 
 async def _statistics(db: Database, batch: int) -> int:
-    done = 0
-    seen: set[tuple[str, str]] = set()
-    while users := await db.read("queries/backfill/users_without_statistics", batch=batch):
-        fresh = [(u["tenant"], u["user_id"]) for u in users if (u["tenant"], u["user_id"]) not in seen]
-        if not fresh:  # what is left has items without counts yet (written mid-run): next migration
-            break
-        seen.update(fresh)
-        for start in range(0, len(fresh), USERS_A_WRITE):
-            keys = [{"tenant": t, "user_id": u} for t, u in fresh[start : start + USERS_A_WRITE]]
+    """Every user without the statistics, `batch` a read in (tenant, user) order from where the
+    last read ended, counted USERS_A_WRITE a transaction; a user whose items are still without
+    counts (written mid-run) is left for the next migration."""
+    done, after = 0, ("", "")
+    while users := await db.read(
+        "queries/backfill/users_without_statistics",
+        after_tenant=after[0],
+        after_user=after[1],
+        batch=batch,
+    ):
+        for start in range(0, len(users), USERS_A_WRITE):
+            keys = [
+                {"tenant": u["tenant"], "user_id": u["user_id"]} for u in users[start : start + USERS_A_WRITE]
+            ]
             rows = await db.write("queries/backfill/set_statistics", users=keys)
             done += int(rows[0]["updated"])
+        after = (users[-1]["tenant"], users[-1]["user_id"])
     return done
 
 
 async def _gating(db: Database, batch: int) -> int:
-    """Every user without the hint gets it, `batch` a transaction; the users marked pending."""
-    marked = 0
+    """Every user without the hint gets it, `batch` a transaction in (tenant, user) order from
+    where the last one ended; the users marked pending."""
+    marked, after = 0, ("", "")
     while True:
-        rows = await db.write("queries/backfill/users_ungated", batch=batch)
+        rows = await db.write(
+            "queries/backfill/users_ungated", after_tenant=after[0], after_user=after[1], batch=batch
+        )
         marked += int(rows[0]["marked"])
         if int(rows[0]["checked"]) < batch:
             return marked
+        after = (rows[0]["last"][0], rows[0]["last"][1])
 
 
 async def _replacements(db: Database, batch: int) -> int:

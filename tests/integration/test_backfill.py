@@ -8,6 +8,7 @@ from typing import Any
 from graph.backfill import USERS_A_WRITE, backfill
 from graph.database import Database, Row
 from tests.support.api import REMEMBER_BATCH, Caller, tell_story, unit
+from tests.support.profiles import Profiled
 
 RECALL = """query($filter: RecallFilter) {
   recall(userId: "alice", query: "sushi with salmon", budget: {subconscious: 50, episodic: 50, semantic: 50},
@@ -138,3 +139,30 @@ async def test_backfill_counts_many_users_in_few_transactions(db: Database) -> N
     assert all(u["statistics"] == [0] * len(STATISTICS) for u in users if u["id"] != "user-1")
     writes = recording.writes.count("queries/backfill/set_statistics")
     assert writes <= -(-done.users // USERS_A_WRITE) + 1, writes
+
+
+async def _users(db: Database) -> int:
+    return int((await _rows(db, "MATCH (u:User) RETURN count(u) AS n"))[0]["n"])
+
+
+async def test_backfill_reads_each_user_once_a_step(db: Database) -> None:
+    """The user steps read on from where their last batch ended: each batch reading from the first
+    user made the first migration of a million users cost about a thousand scans of them all
+    (docs/operations.md#upgrading)."""
+    tenant = f"t-{uuid.uuid4().hex[:12]}"
+    await _rows(
+        db, "UNWIND range(1, 2000) AS k CREATE (:User {tenant: $tenant, id: 'user-' + k})", tenant=tenant
+    )
+    users, batch = await _users(db), 100
+    profiled = Profiled(db)
+    done = await backfill(profiled, batch=batch)
+    assert done.users >= 2000 and done.gating >= 0
+    marked = await _rows(
+        db,
+        "MATCH (u:User {tenant: $tenant}) WHERE u.gating = false AND u.lex_facts = 0 RETURN count(u) AS n",
+        tenant=tenant,
+    )
+    assert marked == [{"n": 2000}]
+    for step in ("queries/backfill/users_without_statistics", "queries/backfill/users_ungated"):
+        # Every user once, and the last batch's users again at most (the read that finds no more).
+        assert profiled.rows_read(step, "User") <= users + batch, step

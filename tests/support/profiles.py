@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from graph.cypher import statement
-from graph.database import Database
+from graph.database import Database, Row, in_utc
 
 
 async def profiled(db: Database, name: str, **params: Any) -> tuple[list[dict[str, Any]], list[Any]]:
@@ -48,3 +48,45 @@ def assert_read_by(operators: list[Any], *indexes: str) -> None:
     assert reads, operators
     for name, details in reads:
         assert any(f":{index}" in details for index in indexes), (name, details, operators)
+
+
+class Profiled(Database):
+    """The session's database, profiling every statement sent by `read` and `write`: the name and
+    profile of each, in order (transactions run by `write_transaction` are not profiled)."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db.driver, db.name)
+        self.profiles: list[tuple[str, dict[str, Any]]] = []
+
+    async def read(self, name: str, **params: Any) -> list[Row]:
+        return await self._profiled(name, params)
+
+    async def write(self, name: str, **params: Any) -> list[Row]:
+        return await self._profiled(name, params)
+
+    async def _profiled(self, name: str, params: dict[str, Any]) -> list[Row]:
+        result = await self.driver.execute_query(
+            "PROFILE " + statement(name), in_utc(params), database_=self.name
+        )
+        assert result.summary.profile is not None
+        self.profiles.append((name, result.summary.profile))
+        return [dict(zip(r.keys(), r, strict=True)) for r in result.records]
+
+    def db_hits(self, name: str | None = None) -> int:
+        """The db hits of every statement sent (of those named `name`)."""
+        return sum(_hits(p) for n, p in self.profiles if name in (None, n))
+
+    def rows_read(self, name: str, label: str) -> int:
+        """The rows that the scans and seeks of `label`'s nodes produced, over every statement
+        named `name`: how many times its nodes were read."""
+        return sum(_rows_read(p, label) for n, p in self.profiles if n == name)
+
+
+def _hits(plan: dict[str, Any]) -> int:
+    return int(plan.get("dbHits", 0)) + sum(_hits(c) for c in plan.get("children", []))
+
+
+def _rows_read(plan: dict[str, Any], label: str) -> int:
+    name, details = str(plan.get("operatorType", "")), str(plan.get("args", {}).get("Details", ""))
+    own = int(plan.get("rows", 0)) if ("Scan" in name or "Seek" in name) and f":{label}" in details else 0
+    return own + sum(_rows_read(c, label) for c in plan.get("children", []))
