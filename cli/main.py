@@ -267,7 +267,14 @@ def neo4j_logs(lines: int = typer.Option(50, min=0, help="Lines from the end of 
 
 
 @db_app.command("migrate")
-def db_migrate() -> None:
+def db_migrate(
+    recheck: bool = typer.Option(
+        False,
+        "--recheck",
+        help="Look for older data again even where a migration of this version found none "
+        "(after an older process wrote beside it).",
+    ),
+) -> None:
     """Create missing constraints and indexes and bring older data up to date.
 
     A database built for another embedder or template is refused."""
@@ -287,7 +294,7 @@ def db_migrate() -> None:
         db = Database.connect(Neo4jSettings())
         try:
             await db.ping()
-            result = await migrate(db, embedder.name, embedder.dimension, template)
+            result = await migrate(db, embedder.name, embedder.dimension, template, recheck=recheck)
         finally:
             await db.close()
         created = {"created": result.created, "embedder": result.embedder, "dimension": result.dimension}

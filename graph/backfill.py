@@ -1,5 +1,5 @@
 """Brings data written by older versions up to what the current code reads, in batches, on every
-migration; a no-op (a few empty reads) once nothing is missing.
+migration until every step has run to the end; later migrations read the marker that says so.
 
 - Interactions from before scopes get their tokens (agent, session, speaker, metadata: graph/scopes.py),
   so a filtered recall finds them; episodes and facts get the union of their sources' scopes.
@@ -19,7 +19,7 @@ Why, and what an upgrade costs: docs/operations.md#upgrading.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 
@@ -41,6 +41,10 @@ from graph.vocabulary import (
 )
 
 BATCH = 1_000
+# Bumped by every change to what the steps fill: a database whose marker holds another version (or
+# none) runs them all at its next migration; one that holds this one skips them
+# (docs/operations.md#upgrading: older processes are stopped before the upgrade).
+BACKFILL_VERSION = 1
 # Users whose statistics one transaction counts, each under its write lock until the commit.
 USERS_A_WRITE = 100
 # How long the repair of one user's replacements may hold the user's lease (one transaction).
@@ -80,14 +84,37 @@ class Backfill:
         )
 
 
-async def backfill(db: Database, batch: int = BATCH) -> Backfill:
-    """Every step, each until its read finds nothing more; safe beside live writes and reruns."""
+async def backfill(db: Database, batch: int = BATCH, *, recheck: bool = False) -> Backfill:
+    """Every step, each until its read finds nothing more; safe beside live writes and reruns.
+    Once every step of BACKFILL_VERSION has run to the end, later migrations skip them (a read of
+    the marker, and the count of facts valid at no instant while there are any) unless `recheck`."""
+    marker = None if recheck else next(iter(await db.read("queries/backfill/read_marker")), None)
+    if marker is not None and marker["version"] == BACKFILL_VERSION:
+        if not marker["misordered_left"]:
+            return Backfill()
+        left = await _misordered_left(db)
+        await _mark(db, BACKFILL_VERSION, left)
+        return left
     interaction_scopes = await _interaction_scopes(db, batch)
     memory_scopes = await _memory_scopes(db, batch)
     lengths = await _lengths(db, batch)
-    users = await _statistics(db, batch)
+    users, counted = await _statistics(db, batch)
     gating = await _gating(db, batch)
-    replacements = await _replacements(db, batch)
+    replacements, repaired = await _replacements(db, batch)
+    left = await _misordered_left(db)
+    await _mark(db, BACKFILL_VERSION if counted and repaired else None, left)
+    return replace(
+        left,
+        interaction_scopes=interaction_scopes,
+        memory_scopes=memory_scopes,
+        lengths=lengths,
+        users=users,
+        gating=gating,
+        replacements=replacements,
+    )
+
+
+async def _misordered_left(db: Database) -> Backfill:
     (left,) = await db.read(
         "queries/backfill/misordered_left",
         shown=MISORDERED_TENANTS,
@@ -96,15 +123,13 @@ async def backfill(db: Database, batch: int = BATCH) -> Backfill:
         correction=CORRECTION_TRIGGER,
     )
     return Backfill(
-        interaction_scopes=interaction_scopes,
-        memory_scopes=memory_scopes,
-        lengths=lengths,
-        users=users,
-        gating=gating,
-        replacements=replacements,
         misordered_left=int(left["facts"]),
         misordered_tenants={t["tenant"]: int(t["facts"]) for t in left["tenants"]},
     )
+
+
+async def _mark(db: Database, version: int | None, left: Backfill) -> None:
+    await db.write("queries/backfill/write_marker", version=version, misordered_left=left.misordered_left)
 
 
 async def _interaction_scopes(db: Database, batch: int) -> int:
@@ -150,11 +175,11 @@ async def _lengths(db: Database, batch: int) -> int:
     return done
 
 
-async def _statistics(db: Database, batch: int) -> int:
+async def _statistics(db: Database, batch: int) -> tuple[int, bool]:
     """Every user without the statistics, `batch` a read in (tenant, user) order from where the
     last read ended, counted USERS_A_WRITE a transaction; a user whose items are still without
-    counts (written mid-run) is left for the next migration."""
-    done, after = 0, ("", "")
+    counts (written mid-run) is left for the next migration. The users counted, and whether all."""
+    done, after, left = 0, ("", ""), False
     while users := await db.read(
         "queries/backfill/users_without_statistics",
         after_tenant=after[0],
@@ -167,8 +192,9 @@ async def _statistics(db: Database, batch: int) -> int:
             ]
             rows = await db.write("queries/backfill/set_statistics", users=keys)
             done += int(rows[0]["updated"])
+            left = left or int(rows[0]["updated"]) < len(keys)
         after = (users[-1]["tenant"], users[-1]["user_id"])
-    return done
+    return done, not left
 
 
 async def _gating(db: Database, batch: int) -> int:
@@ -185,10 +211,11 @@ async def _gating(db: Database, batch: int) -> int:
         after = (rows[0]["last"][0], rows[0]["last"][1])
 
 
-async def _replacements(db: Database, batch: int) -> int:
+async def _replacements(db: Database, batch: int) -> tuple[int, bool]:
     """Each user holding a fact valid at no instant, once: a user whose lease another holder has
-    (a consolidation running) is left for the next migration."""
-    done, after = 0, ("", "")
+    (a consolidation running) is left for the next migration. The edges reversed, and whether
+    every such user was looked at."""
+    done, after, skipped = 0, ("", ""), False
     leases, holder = LeaseStore(db), f"backfill:{uuid.uuid4().hex}"
     while users := await db.read(
         "queries/backfill/misordered_users", after_tenant=after[0], after_user=after[1], batch=batch
@@ -196,13 +223,14 @@ async def _replacements(db: Database, batch: int) -> int:
         for u in users:
             owner = Owner(u["tenant"], u["user_id"])
             if not await leases.wait_acquire(owner, holder, LEASE_S, 0.0):
+                skipped = True
                 continue
             try:
                 done += await db.write_transaction(partial(_reorder, owner=owner, holder=holder))
             finally:
                 await leases.release(owner, holder)
         after = (users[-1]["tenant"], users[-1]["user_id"])
-    return done
+    return done, not skipped
 
 
 async def _reorder(tx: AsyncManagedTransaction, owner: Owner, holder: str) -> int:

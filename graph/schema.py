@@ -70,9 +70,12 @@ async def check_embedder(db: Database, embedder: str, dimension: int, template: 
         )
 
 
-async def migrate(db: Database, embedder: str, dimension: int, template: str) -> Migration:
+async def migrate(
+    db: Database, embedder: str, dimension: int, template: str, *, recheck: bool = False
+) -> Migration:
     """Create every constraint and index in ``cypher/schema`` that is missing, and bring data of
-    older versions up to date (graph/backfill.py); change nothing else."""
+    older versions up to date (graph/backfill.py; `recheck`: even where a migration of this
+    version found none); change nothing else."""
     await check_embedder(db, embedder, dimension, template)
     before = await _index_names(db)
     await _create_missing(db, dimension)
@@ -84,7 +87,7 @@ async def migrate(db: Database, embedder: str, dimension: int, template: str) ->
         schema_version=SCHEMA_VERSION,
     )
     created = sorted(await _index_names(db) - before)
-    backfilled = await backfill(db)
+    backfilled = await backfill(db, recheck=recheck)
     return Migration(created, embedder, dimension, template, backfilled)
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from graph.backfill import USERS_A_WRITE, backfill
+from consolidation.providers.embedders.hashing import HashingEmbedder
+from graph.backfill import BACKFILL_VERSION, USERS_A_WRITE, backfill
 from graph.database import Database, Row
+from graph.schema import migrate
 from tests.support.api import REMEMBER_BATCH, Caller, tell_story, unit
+from tests.support.engines import DIMENSION, TEST_TEMPLATE
 from tests.support.profiles import Profiled
 
 RECALL = """query($filter: RecallFilter) {
@@ -66,13 +69,13 @@ async def test_backfill_restores_scopes_and_statistics_of_older_data(db: Databas
     )
     assert _found(await caller.gql(RECALL, {"filter": ALICE})) == 0  # old turns fall out of filters
 
-    done = await backfill(db, batch=2)  # batches smaller than the data: the loops must go on
+    done = await backfill(db, batch=2, recheck=True)  # batches smaller than the data: the loops must go on
     assert done.interaction_scopes >= 5 and done.memory_scopes >= 2 and done.lengths >= len(nodes)
     assert done.users >= 1
     assert await _state(db, caller.tenant) == (nodes, statistics)
     assert _found(await caller.gql(RECALL, {"filter": ALICE})) == filtered
 
-    again = await backfill(db)
+    again = await backfill(db, recheck=True)
     assert again.total == 0
 
 
@@ -88,7 +91,7 @@ async def test_backfill_leaves_erased_nodes_empty(db: Database) -> None:
             label=label,
             id=prefix + label,
         )
-    await backfill(db)
+    await backfill(db, recheck=True)
     rows = await _rows(
         db,
         "MATCH (n:Erased) WHERE n.id STARTS WITH $prefix RETURN n.id AS id, keys(n) AS keys",
@@ -125,7 +128,7 @@ async def test_backfill_counts_many_users_in_few_transactions(db: Database) -> N
         tenant=tenant,
     )
     recording = _Recording(db)
-    done = await backfill(recording)
+    done = await backfill(recording, recheck=True)
     users = await _rows(
         db,
         "MATCH (u:User {tenant: $tenant}) RETURN u.id AS id, [k IN $keys | u[k]] AS statistics",
@@ -155,7 +158,7 @@ async def test_backfill_reads_each_user_once_a_step(db: Database) -> None:
     )
     users, batch = await _users(db), 100
     profiled = Profiled(db)
-    done = await backfill(profiled, batch=batch)
+    done = await backfill(profiled, batch=batch, recheck=True)
     assert done.users >= 2000 and done.gating >= 0
     marked = await _rows(
         db,
@@ -166,3 +169,49 @@ async def test_backfill_reads_each_user_once_a_step(db: Database) -> None:
     for step in ("queries/backfill/users_without_statistics", "queries/backfill/users_ungated"):
         # Every user once, and the last batch's users again at most (the read that finds no more).
         assert profiled.rows_read(step, "User") <= users + batch, step
+
+
+async def test_a_migration_with_nothing_to_fill_reads_no_more_for_more_nodes(db: Database) -> None:
+    """Once every step ran to the end, a migration (each service start) skips them: reading every
+    node for a missing property cost 16.6 s at 140,000 users right after Neo4j started
+    (docs/operations.md#upgrading)."""
+    await backfill(db)  # whatever earlier tests left
+    before = Profiled(db)
+    assert (await backfill(before)).total == 0
+    tenant = f"t-{uuid.uuid4().hex[:12]}"
+    await _rows(
+        db,
+        "UNWIND range(1, 2000) AS k "
+        "CREATE (u:User {tenant: $tenant, id: 'user-' + k, gating: false, lex_interactions: 1, "
+        "lex_interactions_length: 2, lex_episodes: 0, lex_episodes_length: 0, lex_facts: 0, "
+        "lex_facts_length: 0, long_interactions: 0})"
+        "-[:HAS]->(:Interaction {id: $tenant + k, tenant: $tenant, user_id: 'user-' + k, text: 'a turn', "
+        "lex_length: 2, scopes: [], gate_checked: true})",
+        tenant=tenant,
+    )
+    after = Profiled(db)
+    assert (await backfill(after)).total == 0
+    assert after.db_hits() == before.db_hits(), [n for n, _ in after.profiles]
+
+
+async def test_a_migration_runs_the_steps_of_a_newer_backfill_only(db: Database) -> None:
+    """The marker names the backfill whose steps ran to the end: a database marked by an older one
+    runs them all; one marked by this one skips them (older processes are stopped before an
+    upgrade), unless asked to check again."""
+    tenant = f"t-{uuid.uuid4().hex[:12]}"
+    await backfill(db)
+    await _rows(db, "CREATE (:User {tenant: $tenant, id: 'old'})", tenant=tenant)
+    read = "MATCH (u:User {tenant: $tenant}) RETURN u.gating AS gating, u.lex_facts AS facts"
+    assert (await backfill(db)).total == 0  # marked: not looked for
+    assert await _rows(db, read, tenant=tenant) == [{"gating": None, "facts": None}]
+    migration = await migrate(db, HashingEmbedder(DIMENSION).name, DIMENSION, TEST_TEMPLATE, recheck=True)
+    assert migration.backfilled.users >= 1  # `recmem db migrate --recheck`
+    assert await _rows(db, read, tenant=tenant) == [{"gating": False, "facts": 0}]
+
+    await _rows(db, "MATCH (u:User {tenant: $tenant}) REMOVE u.gating, u.lex_facts", tenant=tenant)
+    await _rows(
+        db, "MATCH (m:SchemaMeta {id: 'recmem'}) SET m.backfilled = $older", older=BACKFILL_VERSION - 1
+    )
+    assert (await backfill(db)).users >= 1
+    assert await _rows(db, read, tenant=tenant) == [{"gating": False, "facts": 0}]
+    assert (await backfill(db)).total == 0

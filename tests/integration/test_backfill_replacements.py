@@ -13,6 +13,7 @@ import pytest
 from consolidation.providers.embedders.hashing import HashingEmbedder
 from graph.backfill import backfill
 from graph.database import Database
+from graph.leases import LeaseStore
 from graph.models import Owner, new_id, to_python
 from tests.support.api import T0, Caller, app_client
 from tests.support.misordered import consolidate, old_replacement, reversed_reason
@@ -87,7 +88,7 @@ async def test_backfill_reverses_replacements_written_out_of_time_order(
     before = {o: await _facts(db, o) for o in (alice, carol, bob)}
     chain = [f for f in before[alice] if "lives" in f[0]]
 
-    done = await backfill(db, batch=1)  # batches smaller than the data: the loop must go on
+    done = await backfill(db, batch=1, recheck=True)  # batches smaller than the data: the loop must go on
     assert (done.replacements, done.misordered_left) == (3, left + 1)  # Oslo, in a chain, stays
     after = await _facts(db, alice)
     assert [f for f in after if "sushi" in f[0]] == before[carol]
@@ -143,7 +144,7 @@ async def test_backfill_reverses_replacements_written_out_of_time_order(
     assert f"{loves} had replaced {dislikes} from {day1}, before it began" in record["reason"]
     assert f"now {dislikes} replaces {loves} from {day60}" in record["reason"]
 
-    again = await backfill(db)
+    again = await backfill(db, recheck=True)
     assert (again.total, again.replacements, again.misordered_left) == (0, 0, left + 1)
     assert await _facts(db, alice) == after
     assert (await caller.gql(AUDIT, {"id": dislikes}))["fact"]["audit"]["corrections"] == runs[0]
@@ -168,7 +169,7 @@ async def test_the_start_warning_names_the_tenants_holding_facts_valid_at_no_ins
         db,
         UNSETTLED + " RETURN f.tenant AS tenant, count(f) AS facts ORDER BY facts DESC, tenant",
     )
-    done = await backfill(db)
+    done = await backfill(db, recheck=True)
     assert done.misordered_tenants == {h["tenant"]: h["facts"] for h in held[:5]}
     assert done.misordered_tenants[owner.tenant] == 3
     assert done.misordered_left == sum(h["facts"] for h in held)
@@ -200,7 +201,7 @@ async def test_a_fact_valid_at_no_instant_a_person_settled_is_not_counted(
         rome = await old_replacement(db, owner, embedder, oslo, "Alice lives in Rome.", 5, "moved")
         paris, _ = await consolidate(db, owner, embedder, "Alice lives in Paris.", 90, [(rome, "again")])
         chains.append((oslo, paris))
-    left = (await backfill(db)).misordered_left  # both Oslos among them
+    left = (await backfill(db, recheck=True)).misordered_left  # both Oslos among them
     (oslo, paris), (_, bobs_paris) = chains
     for change, variables in (
         (CORRECT, {"id": oslo, "text": "Alice lives in Lyon."}),
@@ -209,6 +210,24 @@ async def test_a_fact_valid_at_no_instant_a_person_settled_is_not_counted(
         (error,) = await caller.errors(change, variables)
         assert "is superseded; only an active fact can be corrected or retracted" in error["message"]
     await caller.gql(CORRECT, {"id": paris, "text": "Alice lives in Lyon."})
-    assert (await backfill(db)).misordered_left == left - 1
+    assert (await backfill(db, recheck=True)).misordered_left == left - 1
     await caller.gql(RETRACT, {"id": bobs_paris})
-    assert (await backfill(db)).misordered_left == left - 2
+    assert (await backfill(db, recheck=True)).misordered_left == left - 2
+
+
+async def test_a_migration_that_left_a_user_runs_its_steps_again(
+    db: Database, embedder: HashingEmbedder
+) -> None:
+    """A user whose lease a consolidation held is left: the steps are not marked as done, so the
+    next migration repairs the user."""
+    owner = Owner(new_id("tenant"), "alice")
+    dislikes, _ = await consolidate(db, owner, embedder, "Alice dislikes sushi.", 60)
+    await old_replacement(db, owner, embedder, dislikes, "Alice loves sushi.", 1, "preference shift")
+    leases = LeaseStore(db)
+    assert await leases.wait_acquire(owner, "consolidation", 60.0, 0.0)
+    try:
+        assert (await backfill(db, recheck=True)).replacements == 0
+    finally:
+        await leases.release(owner, "consolidation")
+    assert (await backfill(db)).replacements == 1
+    assert (await backfill(db)).replacements == 0

@@ -174,7 +174,7 @@ async def test_the_migration_marks_older_users_with_pending_turns(db: Database, 
     )
     assert owner not in await LeaseStore(db).unattended(100_000)  # lost to the sweeper
 
-    done = await backfill(db)  # more users than a batch: the loop must go on
+    done = await backfill(db, recheck=True)  # more users than a batch: the loop must go on
     assert done.gating >= 1
     assert await _gating(db, owner) is True and await _gating(db, settled) is False
     known = await _rows(
@@ -182,7 +182,7 @@ async def test_the_migration_marks_older_users_with_pending_turns(db: Database, 
     )
     assert known == [{"n": OTHERS}]  # known to have nothing pending: the next migration skips them
     assert owner in await LeaseStore(db).unattended(100_000)
-    assert (await backfill(db)).gating == 0
+    assert (await backfill(db, recheck=True)).gating == 0
 
 
 async def test_a_pass_on_a_user_leaves_the_hint_while_turns_are_pending(db: Database, owner: Owner) -> None:
