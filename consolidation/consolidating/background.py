@@ -1,10 +1,12 @@
 """The background consolidation of one engine: a queue of users, `worker_concurrency` workers
 (never two on one user), retries with a back-off after a failed pass, and the sweeper that finds
-the users nobody works on."""
+the users nobody works on. A user queued by a write (or its retry) goes before those the sweeper
+queued, so a backlog of swept users never delays a fresh write's consolidation."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -17,6 +19,8 @@ from graph.models import Owner
 log = logging.getLogger("consolidation.engine")
 # One pass over a user, as a worker runs it (MemoryEngine.consolidate, not waiting for a lease).
 Pass = Callable[[Owner], Awaitable[list[ConsolidationOutcome]]]
+# Queue ranks, first taken first: a user queued by a write, then one the sweeper found.
+WRITTEN, SWEPT = 0, 1
 
 
 class Background:
@@ -25,9 +29,13 @@ class Background:
         self._stores = stores
         self._settings = settings
         self._metrics = metrics
-        self._queue: asyncio.Queue[Owner] = asyncio.Queue()
-        # Users in the queue: a user is queued once however many writes arrive before its pass.
-        self._queued: set[Owner] = set()
+        # (rank, arrival, user): by rank, then in the order queued.
+        self._queue: asyncio.PriorityQueue[tuple[int, int, Owner]] = asyncio.PriorityQueue()
+        self._arrivals = itertools.count()
+        # Users in the queue, with the rank of their live entry: a user is queued once however many
+        # writes arrive before its pass (a swept user written meanwhile is queued again as written,
+        # and its swept entry skipped).
+        self._queued: dict[Owner, int] = {}
         # Users a worker is on (never two workers on one user), and those queued again meanwhile:
         # the worker on them takes them again when it is done, so no other worker waits on them.
         self._active: set[Owner] = set()
@@ -73,10 +81,12 @@ class Background:
         """Wait until the workers have handled every queued user."""
         await self._queue.join()
 
-    def enqueue(self, owner: Owner) -> None:
-        if owner not in self._queued:
-            self._queued.add(owner)
-            self._queue.put_nowait(owner)
+    def enqueue(self, owner: Owner, *, swept: bool = False) -> None:
+        rank = SWEPT if swept else WRITTEN
+        if self._queued.get(owner, SWEPT + 1) <= rank:
+            return
+        self._queued[owner] = rank
+        self._queue.put_nowait((rank, next(self._arrivals), owner))
 
     def take_due(self, owner: Owner) -> bool:
         """Whether the sweeper found the user's batch of waiting turns due (asked once)."""
@@ -105,11 +115,13 @@ class Background:
     async def _work(self) -> None:
         """One of `worker_concurrency` workers: takes the next queued user no worker is on."""
         while True:
-            owner = await self._queue.get()
+            rank, _, owner = await self._queue.get()
             try:
+                if self._queued.get(owner) != rank:
+                    continue  # a swept entry whose user a write queued again, ahead of it
                 if owner in self._active:
                     # Another worker is on this user: it takes the user again when it is done.
-                    self._queued.discard(owner)
+                    self._queued.pop(owner, None)
                     self._again.add(owner)
                     continue
                 self._active.add(owner)
@@ -127,7 +139,7 @@ class Background:
         try:
             await asyncio.sleep(self._settings.consolidation_delay_s)
             # Writes from here on queue the user again: this pass may not see them.
-            self._queued.discard(owner)
+            self._queued.pop(owner, None)
             outcomes = await self._pass(owner)
         except Exception:
             # The interactions stay pending; a retry after a back-off picks them up.
@@ -153,7 +165,7 @@ class Background:
     async def sweep_once(self) -> list[Owner]:
         """One pass of the sweeper: queue the users found (counted in `metrics`) and return them."""
         settings = self._settings
-        skip = self._queued | self._active | self._retries.keys()
+        skip = self._queued.keys() | self._active | self._retries.keys()
         found = await self._stores.leases.unattended(settings.sweep_batch, skip)
         # Then users whose waiting turns' session has ended: their batch merges without a write.
         due = await self._stores.waiting.due_users(
@@ -162,7 +174,7 @@ class Background:
         self._due.update(due)
         found += due
         for owner in found:
-            self.enqueue(owner)
+            self.enqueue(owner, swept=True)
         self._metrics.swept(len(found))
         if found:
             log.info("the sweep queued %d users with pending interactions", len(found))
